@@ -1,0 +1,67 @@
+"""Engram: a memory engine for AI agents that forgets on purpose.
+
+    from engram_core import open_engine
+
+    with open_engine("memories.sqlite") as engine:
+        engine.observe("I live in Lisbon.")
+        result = engine.recall("where do I live?", budget_tokens=300)
+        print(result.render())
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from engram_core.config import EngineConfig
+from engram_core.engine import ChatTurn, Engine, default_store_path
+from engram_core.errors import EngramError, NotFoundError, ProviderError, StoreError, ValidationError
+from engram_core.model import (
+    Belief, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallItem, RecallResult, ScoreBreakdown,
+    WriteResult,
+)
+from engram_core.ports import LLM, Clock, Embedder, TokenCounter
+
+__all__ = [
+    "Belief", "ChatTurn", "Clock", "Embedder", "Engine", "EngineConfig", "EngramError", "Event", "EventKind",
+    "LLM", "Memory", "MemoryKind", "MemoryStatus", "NotFoundError", "ProviderError", "RecallItem",
+    "RecallResult", "ScoreBreakdown", "StoreError", "TokenCounter", "ValidationError", "WriteResult",
+    "default_embedder", "open_engine",
+]
+
+__version__ = "0.1.0"
+
+
+def default_embedder(name: str = "minilm") -> Embedder:
+    """``minilm`` (local all-MiniLM-L6-v2, the default) or ``hashing`` (fast, for tests)."""
+    if name == "minilm":
+        from engram_core.adapters.minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+    if name == "hashing":
+        from engram_core.adapters.hashing import HashingEmbedder
+
+        return HashingEmbedder()
+    raise ValidationError(f"unknown embedder {name!r}; use minilm or hashing", field="embedder")
+
+
+def open_engine(path: str | Path | None = None, *, embedder: Embedder | str = "minilm", llm: LLM | None = None,
+                tokens: TokenCounter | None = None, clock: Clock | None = None,
+                config: EngineConfig | None = None, new_id: Callable[[str], str] | None = None) -> Engine:
+    """Open (or create) a store with the embedded defaults; ``":memory:"`` for a throw-away one."""
+    from engram_core.adapters.clock import SystemClock
+    from engram_core.adapters.offline_llm import OfflineLLM
+    from engram_core.adapters.sqlite_store import SqliteStore
+    from engram_core.adapters.tokens import ConservativeTokenCounter
+    from engram_core.runtime import random_id
+
+    store = SqliteStore(path if path is not None else default_store_path())
+    return Engine(
+        store,
+        embedder=default_embedder(embedder) if isinstance(embedder, str) else embedder,
+        llm=llm or OfflineLLM(),
+        tokens=tokens or ConservativeTokenCounter(),
+        clock=clock or SystemClock(),
+        config=config,
+        new_id=new_id or random_id,
+    )

@@ -1,0 +1,116 @@
+"""Row <-> domain value mapping for the SQLite store."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import numpy as np
+
+from engram_core.model import (
+    Belief, Cardinality, DreamAction, DreamProposal, Embedding, Event, EventKind,
+    Memory, MemoryKind, MemoryStatus, Message,
+)
+from engram_core.timeutil import from_storage, maybe_from_storage, to_storage
+
+
+def vector_to_blob(vector: np.ndarray) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def blob_to_vector(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype=np.float32)
+
+
+def memory_params(m: Memory) -> dict:
+    emb = m.embedding
+    return {
+        "id": m.id, "kind": m.kind.value, "text": m.text, "importance": m.importance,
+        "stability_hours": m.stability_hours, "created_at": to_storage(m.created_at),
+        "last_accessed_at": to_storage(m.last_accessed_at), "access_count": m.access_count,
+        "status": m.status.value,
+        "status_changed_at": to_storage(m.status_changed_at) if m.status_changed_at else None,
+        "provenance": json.dumps(list(m.provenance)), "session_id": m.session_id,
+        "subject": m.subject, "belief_id": m.belief_id, "superseded_by": m.superseded_by,
+        "critical": int(m.critical),
+        "embedding": vector_to_blob(emb.vector) if emb else None,
+        "embed_model": emb.model_id if emb else None, "embed_dim": emb.dim if emb else None,
+    }
+
+
+def memory_from_row(row: sqlite3.Row) -> Memory:
+    blob = row["embedding"]
+    embedding = Embedding(blob_to_vector(blob), row["embed_model"]) if blob is not None else None
+    return Memory(
+        id=row["id"], kind=MemoryKind(row["kind"]), text=row["text"], importance=row["importance"],
+        stability_hours=row["stability_hours"], created_at=from_storage(row["created_at"]),
+        last_accessed_at=from_storage(row["last_accessed_at"]), access_count=row["access_count"],
+        status=MemoryStatus(row["status"]), status_changed_at=maybe_from_storage(row["status_changed_at"]),
+        provenance=tuple(json.loads(row["provenance"])), session_id=row["session_id"],
+        subject=row["subject"], belief_id=row["belief_id"], superseded_by=row["superseded_by"],
+        critical=bool(row["critical"]), embedding=embedding,
+    )
+
+
+def message_params(m: Message) -> dict:
+    return {
+        "id": m.id, "role": m.role, "session_id": m.session_id, "text": m.text,
+        "occurred_at": to_storage(m.occurred_at), "recorded_at": to_storage(m.recorded_at),
+        "external_id": m.external_id, "speaker": m.speaker,
+    }
+
+
+def message_from_row(row: sqlite3.Row) -> Message:
+    return Message(
+        id=row["id"], role=row["role"], session_id=row["session_id"], text=row["text"],
+        occurred_at=from_storage(row["occurred_at"]), recorded_at=from_storage(row["recorded_at"]),
+        external_id=row["external_id"], speaker=row["speaker"],
+    )
+
+
+def belief_params(b: Belief) -> dict:
+    return {
+        "id": b.id, "subject": b.subject, "predicate": b.predicate, "object": b.object,
+        "statement": b.statement, "cardinality": b.cardinality.value,
+        "valid_from": to_storage(b.valid_from), "valid_to": to_storage(b.valid_to) if b.valid_to else None,
+        "recorded_at": to_storage(b.recorded_at),
+        "expired_at": to_storage(b.expired_at) if b.expired_at else None,
+        "superseded_by": b.superseded_by, "source_message_id": b.source_message_id, "memory_id": b.memory_id,
+    }
+
+
+def belief_from_row(row: sqlite3.Row) -> Belief:
+    return Belief(
+        id=row["id"], subject=row["subject"], predicate=row["predicate"], object=row["object"],
+        statement=row["statement"], cardinality=Cardinality(row["cardinality"]),
+        valid_from=from_storage(row["valid_from"]), valid_to=maybe_from_storage(row["valid_to"]),
+        recorded_at=from_storage(row["recorded_at"]), expired_at=maybe_from_storage(row["expired_at"]),
+        superseded_by=row["superseded_by"], source_message_id=row["source_message_id"], memory_id=row["memory_id"],
+    )
+
+
+def event_params(e: Event) -> dict:
+    return {
+        "id": e.id, "at": to_storage(e.at), "kind": e.kind.value, "memory_id": e.memory_id,
+        "belief_id": e.belief_id, "message_id": e.message_id, "detail": json.dumps(dict(e.detail)),
+    }
+
+
+def event_from_row(row: sqlite3.Row) -> Event:
+    detail = tuple(sorted(json.loads(row["detail"]).items()))
+    return Event(
+        id=row["id"], at=from_storage(row["at"]), kind=EventKind(row["kind"]), memory_id=row["memory_id"],
+        belief_id=row["belief_id"], message_id=row["message_id"], detail=detail,
+    )
+
+
+def dream_action_to_json(a: DreamAction) -> dict:
+    return {"action": a.action, "ids": list(a.memory_ids), "importance": a.importance, "text": a.text, "reason": a.reason}
+
+
+def proposal_from_row(row: sqlite3.Row) -> DreamProposal:
+    actions = tuple(
+        DreamAction(d["action"], tuple(d["ids"]), d.get("importance"), d.get("text"), d.get("reason", ""))
+        for d in json.loads(row["actions"])
+    )
+    return DreamProposal(row["id"], from_storage(row["created_at"]), actions, tuple(json.loads(row["rejected"])))

@@ -1,0 +1,332 @@
+"""SQLite store: one database per tenant, numbered migrations, one transaction per use case."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+
+from engram_core.adapters import sqlite_rows as rows
+from engram_core.errors import SchemaTooNewError, StoreError
+from engram_core.model import Belief, DreamProposal, Event, Memory, MemoryStatus, Message
+from engram_core.timeutil import to_storage
+
+_MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
+_FTS_TOKEN = re.compile(r"\w+", re.UNICODE)
+BUSY_TIMEOUT_MS = 10_000
+
+
+def _migrations() -> list[tuple[int, str]]:
+    found = []
+    for entry in resources.files("engram_core.migrations").iterdir():
+        match = _MIGRATION_NAME.match(entry.name)
+        if match:
+            found.append((int(match.group(1)), entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+LATEST_SCHEMA = max(number for number, _ in _migrations())
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open store {path}: {exc}") from exc
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA secure_delete = ON")  # purged text is zeroed on disk, not left in free pages
+    if path != ":memory:":
+        conn.execute("PRAGMA journal_mode = WAL")
+    return conn
+
+
+class SqliteStore:
+    """All SQL lives here; the engine speaks in domain values."""
+
+    def __init__(self, path: str | Path = ":memory:") -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self.conn = _connect(self.path)
+        try:
+            self.migrate()
+        except sqlite3.DatabaseError as exc:
+            self.conn.close()
+            raise StoreError(f"{self.path} is not a readable Engram store: {exc}") from exc
+
+    # -- schema ---------------------------------------------------------
+    def schema_version(self) -> int:
+        return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def migrate(self) -> None:
+        current = self.schema_version()
+        if current > LATEST_SCHEMA:
+            raise SchemaTooNewError(
+                f"store schema v{current} is newer than this Engram (v{LATEST_SCHEMA}); upgrade Engram"
+            )
+        for number, sql in _migrations():
+            if number > current:
+                self._apply_migration(number, sql)
+
+    def _apply_migration(self, number: int, sql: str) -> None:
+        """The script and its version bump commit together or not at all."""
+        try:
+            self.conn.executescript(f"BEGIN IMMEDIATE;\n{sql}\nPRAGMA user_version = {number};\nCOMMIT;")
+        except sqlite3.Error:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT, or roll everything back."""
+        if self.conn.in_transaction:
+            yield
+            return
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"store is busy: {exc}") from exc
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- meta -------------------------------------------------------------
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row["value"] if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    # -- messages ---------------------------------------------------------
+    def insert_message(self, message: Message) -> None:
+        params = rows.message_params(message)
+        self.conn.execute(
+            f"INSERT INTO messages ({', '.join(params)}) VALUES ({', '.join(':' + k for k in params)})", params
+        )
+
+    def message_by_external_id(self, external_id: str) -> Message | None:
+        row = self.conn.execute("SELECT * FROM messages WHERE external_id = ?", (external_id,)).fetchone()
+        return rows.message_from_row(row) if row else None
+
+    def get_message(self, message_id: str) -> Message | None:
+        row = self.conn.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()
+        return rows.message_from_row(row) if row else None
+
+    def messages(self, session_id: str | None = None) -> list[Message]:
+        sql, args = "SELECT * FROM messages", ()
+        if session_id is not None:
+            sql, args = sql + " WHERE session_id = ?", (session_id,)
+        return [rows.message_from_row(r) for r in self.conn.execute(sql + " ORDER BY occurred_at, rowid", args)]
+
+    # -- memories ---------------------------------------------------------
+    def insert_memory(self, memory: Memory) -> None:
+        params = rows.memory_params(memory)
+        self.conn.execute(
+            f"INSERT INTO memories ({', '.join(params)}) VALUES ({', '.join(':' + k for k in params)})", params
+        )
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO memory_sources (memory_id, message_id) VALUES (?, ?)",
+            [(memory.id, mid) for mid in memory.provenance],
+        )
+
+    def update_memory(self, memory: Memory) -> None:
+        params = rows.memory_params(memory)
+        sets = ", ".join(f"{k} = :{k}" for k in params if k != "id")
+        self.conn.execute(f"UPDATE memories SET {sets} WHERE id = :id", params)
+
+    def get_memory(self, memory_id: str) -> Memory | None:
+        row = self.conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        return rows.memory_from_row(row) if row else None
+
+    def memories_by_ids(self, ids: Sequence[str]) -> list[Memory]:
+        found: list[Memory] = []
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start:start + 500])
+            marks = ", ".join("?" * len(chunk))
+            found += [rows.memory_from_row(r) for r in self.conn.execute(f"SELECT * FROM memories WHERE id IN ({marks})", chunk)]
+        return found
+
+    def memories(self, statuses: Sequence[MemoryStatus] = (), kinds: Sequence[str] = (),
+                 text: str | None = None, limit: int = -1, offset: int = 0) -> list[Memory]:
+        clauses, args = [], []
+        if statuses:
+            clauses.append(f"status IN ({', '.join('?' * len(statuses))})")
+            args += [s.value for s in statuses]
+        if kinds:
+            clauses.append(f"kind IN ({', '.join('?' * len(kinds))})")
+            args += list(kinds)
+        if text:
+            clauses.append("text LIKE ? ESCAPE '\\'")
+            args.append("%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        sql = f"SELECT * FROM memories{where} ORDER BY created_at, rowid LIMIT ? OFFSET ?"
+        return [rows.memory_from_row(r) for r in self.conn.execute(sql, [*args, limit, offset])]
+
+    def memories_from_message(self, message_id: str) -> list[Memory]:
+        sql = "SELECT m.* FROM memories m JOIN memory_sources s ON s.memory_id = m.id WHERE s.message_id = ?"
+        return [rows.memory_from_row(r) for r in self.conn.execute(sql, (message_id,))]
+
+    def count_memories(self) -> dict[str, int]:
+        sql = "SELECT status, COUNT(*) AS n FROM memories GROUP BY status"
+        return {r["status"]: r["n"] for r in self.conn.execute(sql)}
+
+    def lexical_search(self, query: str, limit: int, active_only: bool = True) -> list[tuple[str, float]]:
+        """Memories matching any query word, with BM25 evidence (higher is better)."""
+        words = list(dict.fromkeys(w.lower() for w in _FTS_TOKEN.findall(query)))[:64]
+        if not words:
+            return []
+        match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+        sql = (
+            "SELECT m.id AS id, -bm25(memories_fts) AS score FROM memories_fts "
+            "JOIN memories m ON m.rowid = memories_fts.rowid "
+            "WHERE memories_fts MATCH ? AND (m.status = 'active' OR ?) ORDER BY bm25(memories_fts) LIMIT ?"
+        )
+        return [(r["id"], max(0.0, float(r["score"]))) for r in self.conn.execute(sql, (match, int(not active_only), limit))]
+
+    def delete_memory(self, memory_id: str) -> None:
+        self.conn.execute("DELETE FROM memory_sources WHERE memory_id = ?", (memory_id,))
+        self.conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+
+    # -- beliefs ----------------------------------------------------------
+    def insert_belief(self, belief: Belief) -> None:
+        params = rows.belief_params(belief)
+        self.conn.execute(
+            f"INSERT INTO beliefs ({', '.join(params)}) VALUES ({', '.join(':' + k for k in params)})", params
+        )
+
+    def update_belief(self, belief: Belief) -> None:
+        params = rows.belief_params(belief)
+        sets = ", ".join(f"{k} = :{k}" for k in params if k != "id")
+        self.conn.execute(f"UPDATE beliefs SET {sets} WHERE id = :id", params)
+
+    def get_belief(self, belief_id: str) -> Belief | None:
+        row = self.conn.execute("SELECT * FROM beliefs WHERE id = ?", (belief_id,)).fetchone()
+        return rows.belief_from_row(row) if row else None
+
+    def current_beliefs(self, subject: str | None = None, predicate: str | None = None) -> list[Belief]:
+        clauses, args = ["valid_to IS NULL", "expired_at IS NULL"], []
+        for column, value in (("subject", subject), ("predicate", predicate)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                args.append(value)
+        sql = f"SELECT * FROM beliefs WHERE {' AND '.join(clauses)} ORDER BY valid_from, rowid"
+        return [rows.belief_from_row(r) for r in self.conn.execute(sql, args)]
+
+    def beliefs_valid_at(self, when: datetime) -> list[Belief]:
+        """World-time query: what was true at ``when`` (as the engine knows it now)."""
+        moment = to_storage(when)
+        sql = (
+            "SELECT * FROM beliefs WHERE valid_from <= ? AND (valid_to IS NULL OR valid_to > ?) "
+            "AND object != '' ORDER BY subject, predicate, valid_from"
+        )
+        return [rows.belief_from_row(r) for r in self.conn.execute(sql, (moment, moment))]
+
+    def belief_history(self, subject: str, predicate: str | None = None) -> list[Belief]:
+        sql, args = "SELECT * FROM beliefs WHERE subject = ?", [subject]
+        if predicate:
+            sql, args = sql + " AND predicate = ?", [*args, predicate]
+        return [rows.belief_from_row(r) for r in self.conn.execute(sql + " ORDER BY predicate, valid_from, rowid", args)]
+
+    def beliefs_from_message(self, message_id: str) -> list[Belief]:
+        sql = "SELECT * FROM beliefs WHERE source_message_id = ?"
+        return [rows.belief_from_row(r) for r in self.conn.execute(sql, (message_id,))]
+
+    def beliefs_of_memory(self, memory_id: str) -> list[Belief]:
+        sql = "SELECT * FROM beliefs WHERE memory_id = ?"
+        return [rows.belief_from_row(r) for r in self.conn.execute(sql, (memory_id,))]
+
+    def all_beliefs(self) -> list[Belief]:
+        return [rows.belief_from_row(r) for r in self.conn.execute("SELECT * FROM beliefs ORDER BY rowid")]
+
+    # -- events -----------------------------------------------------------
+    def insert_events(self, events: Sequence[Event]) -> None:
+        self.conn.executemany(
+            "INSERT INTO events (id, at, kind, memory_id, belief_id, message_id, detail) "
+            "VALUES (:id, :at, :kind, :memory_id, :belief_id, :message_id, :detail)",
+            [rows.event_params(e) for e in events],
+        )
+
+    def events(self, since: datetime | None = None, limit: int = -1) -> list[Event]:
+        sql, args = "SELECT * FROM events", []
+        if since is not None:
+            sql, args = sql + " WHERE at >= ?", [to_storage(since)]
+        return [rows.event_from_row(r) for r in self.conn.execute(sql + " ORDER BY seq LIMIT ?", [*args, limit])]
+
+    def last_event_at(self, kind: str) -> str | None:
+        row = self.conn.execute("SELECT MAX(at) AS at FROM events WHERE kind = ?", (kind,)).fetchone()
+        return row["at"] if row else None
+
+    # -- dream proposals ----------------------------------------------------
+    def insert_proposal(self, proposal: DreamProposal) -> None:
+        self.conn.execute(
+            "INSERT INTO dream_proposals (id, created_at, actions, rejected) VALUES (?, ?, ?, ?)",
+            (proposal.id, to_storage(proposal.created_at),
+             json.dumps([rows.dream_action_to_json(a) for a in proposal.actions]), json.dumps(list(proposal.rejected))),
+        )
+
+    def get_proposal(self, proposal_id: str) -> tuple[DreamProposal, bool] | None:
+        row = self.conn.execute("SELECT * FROM dream_proposals WHERE id = ?", (proposal_id,)).fetchone()
+        return (rows.proposal_from_row(row), row["applied_at"] is not None) if row else None
+
+    def mark_proposal_applied(self, proposal_id: str, when: datetime) -> None:
+        self.conn.execute("UPDATE dream_proposals SET applied_at = ? WHERE id = ?", (to_storage(when), proposal_id))
+
+    # -- whole-tenant access (export/import) ----------------------------------
+    def table_rows(self, table: str) -> list[sqlite3.Row]:
+        order = "seq" if table == "events" else "rowid"
+        return list(self.conn.execute(f"SELECT * FROM {table} ORDER BY {order}"))  # table names are ours, never input
+
+    # -- recall index ---------------------------------------------------------
+    def data_version(self) -> int:
+        """Changes when another connection commits (SQLite's own counter)."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def active_with_beliefs(self) -> list[tuple[Memory, Belief | None]]:
+        """Every active memory with the current belief it renders, if any."""
+        sql = (
+            "SELECT m.*, b.id AS b_id FROM memories m LEFT JOIN beliefs b "
+            "ON b.id = m.belief_id AND b.valid_to IS NULL AND b.expired_at IS NULL "
+            "WHERE m.status = 'active' ORDER BY m.rowid"
+        )
+        found = [(rows.memory_from_row(r), r["b_id"]) for r in self.conn.execute(sql)]
+        beliefs = {b.id: b for b in self.current_beliefs()}
+        return [(m, beliefs.get(bid) if bid else None) for m, bid in found]
+
+    def redact_message(self, message_id: str, replacement: str) -> None:
+        self.conn.execute("UPDATE messages SET text = ? WHERE id = ?", (replacement, message_id))
+
+    def scrub_deleted(self) -> None:
+        """After a purge: rewrite the full-text index and flush the WAL so no old text lingers."""
+        self.conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
+        if self.path != ":memory:":
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def row_exists(self, table: str, row_id: str) -> bool:
+        return self.conn.execute(f"SELECT 1 FROM {table} WHERE id = ?", (row_id,)).fetchone() is not None
+
+    def insert_row(self, table: str, row: dict) -> None:
+        """Raw insert for imports; ``table`` is one of ours, never caller text."""
+        columns = ", ".join(row)
+        self.conn.execute(f"INSERT INTO {table} ({columns}) VALUES ({', '.join(':' + k for k in row)})", row)
+        if table == "memories":
+            provenance = json.loads(row.get("provenance") or "[]")
+            self.conn.executemany("INSERT OR IGNORE INTO memory_sources (memory_id, message_id) VALUES (?, ?)",
+                                  [(row["id"], mid) for mid in provenance])

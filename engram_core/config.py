@@ -1,0 +1,62 @@
+"""Engine settings: one validated object, read once, passed in."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from engram_core.model import MemoryKind
+
+
+class ScoringWeights(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    similarity: float = Field(0.60, ge=0, le=1)
+    importance: float = Field(0.20, ge=0, le=1)
+    recency: float = Field(0.20, ge=0, le=1)
+    lexical_share: float = Field(0.35, ge=0, le=1, description="share of lexical evidence inside similarity")
+    retention_floor: float = Field(0.15, ge=0, le=1)
+    recency_half_life_hours: float = Field(24 * 30, gt=0)
+
+
+class EngineConfig(BaseModel):
+    """Every tunable of the engine, with the defaults DESIGN.md starts from."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    weights: ScoringWeights = ScoringWeights()
+    type_prior: dict[MemoryKind, float] = {
+        MemoryKind.PREFERENCE: 0.06,
+        MemoryKind.FACT: 0.06,
+        MemoryKind.SKILL: 0.04,
+        MemoryKind.EPISODE: 0.0,
+        MemoryKind.GIST: -0.02,
+    }
+    base_stability_hours: dict[MemoryKind, float] = {
+        MemoryKind.EPISODE: 72.0,
+        MemoryKind.FACT: 24.0 * 14,
+        MemoryKind.PREFERENCE: 24.0 * 21,
+        MemoryKind.SKILL: 24.0 * 30,
+        MemoryKind.GIST: 24.0 * 30,
+    }
+    max_stability_hours: float = Field(24.0 * 365 * 5, gt=0)
+    reinforce_factor: float = Field(1.6, ge=1)
+    reinforce_bonus_hours: float = Field(12.0, ge=0)
+    decay_floor: float = Field(0.05, gt=0, lt=1, description="retention below which a memory is decayed")
+    critical_importance: float = Field(0.9, gt=0, le=1)
+    store_threshold: float = Field(0.35, ge=0, le=1, description="importance below which a message is not stored")
+    semantic_supersede_threshold: float = Field(0.90, gt=0, le=1)
+    adjudication_candidate_threshold: float = Field(0.55, ge=0, le=1)
+    max_adjudication_candidates: int = Field(5, ge=1, le=50)
+    max_text_bytes: int = Field(32 * 1024, ge=64)
+    max_budget_tokens: int = Field(200_000, ge=1)
+    candidate_pool: int = Field(400, ge=1)
+    sleep_min_group: int = Field(2, ge=1)
+    sleep_max_group: int = Field(12, ge=2)
+    forgetting: bool = Field(True, description="off: no decay, retention treated as 1")
+
+    @model_validator(mode="after")
+    def _weights_positive(self) -> "EngineConfig":
+        total = self.weights.similarity + self.weights.importance + self.weights.recency
+        if total <= 0:
+            raise ValueError("scoring weights must not all be zero")
+        return self

@@ -1,0 +1,212 @@
+"""The Engine: one orchestrator that ties the ports to the pure rules.
+
+Every public method is one use case: validate, run, commit once, return what
+happened (with the events it caused).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from engram_core import exchange, inputs, maintenance, recall, writepath
+from engram_core.adapters.sqlite_store import SqliteStore
+from engram_core.config import EngineConfig
+from engram_core.errors import NotFoundError, ValidationError
+from engram_core.model import (
+    Belief, DreamProposal, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallResult, WriteResult,
+)
+from engram_core.ports import LLM, Clock, Embedder, TokenCounter
+from engram_core.runtime import CLOCK_OFFSET_KEY, Runtime, random_id
+
+
+@dataclass(frozen=True)
+class ChatTurn:
+    reply: str
+    recall: RecallResult
+    write: WriteResult
+    reply_message: WriteResult
+
+
+class Engine:
+    """Open one per tenant store; not shared across threads without a lock."""
+
+    def __init__(self, store: SqliteStore, *, embedder: Embedder, llm: LLM, tokens: TokenCounter,
+                 clock: Clock, config: EngineConfig | None = None,
+                 new_id: Callable[[str], str] = random_id) -> None:
+        self.config = config or EngineConfig()
+        self._rt = Runtime(store, embedder, llm, tokens, clock, self.config, new_id)
+
+    @property
+    def store(self) -> SqliteStore:
+        return self._rt.store
+
+    def close(self) -> None:
+        self._rt.store.close()
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _run(self, use_case: Callable[[], object]):  # noqa: ANN202 - returns the use case's value
+        """A failed use case rolled back its transaction; drop the cached index with it."""
+        try:
+            return use_case()
+        except BaseException:
+            self._rt.drop_index()
+            raise
+
+    # -- time -------------------------------------------------------------------
+    def now(self) -> datetime:
+        return self._rt.now()
+
+    def clock_offset(self) -> timedelta:
+        return self._rt.clock_offset()
+
+    def advance_clock(self, delta: timedelta) -> timedelta:
+        """Move this store's clock forward (weeks of decay in minutes); returns the new offset."""
+        if delta.total_seconds() <= 0:
+            raise ValidationError("the clock only moves forward", field="duration")
+        offset = self._rt.clock_offset() + delta
+        with self.store.transaction():
+            self.store.set_meta(CLOCK_OFFSET_KEY, repr(offset.total_seconds()))
+            self.store.insert_events([self._rt.event(EventKind.CLOCK_ADVANCED, seconds=delta.total_seconds())])
+        return offset
+
+    # -- writes -------------------------------------------------------------------
+    def observe(self, text: str, *, role: str = "user", session_id: str | None = None,
+                message_id: str | None = None, occurred_at: str | datetime | None = None,
+                speaker: str | None = None) -> WriteResult:
+        obs = writepath.Observation(
+            text=inputs.check_text(text, self.config), role=inputs.check_role(role),
+            session_id=inputs.check_identifier(session_id, "session_id") or "default",
+            external_id=inputs.check_identifier(message_id, "message_id"),
+            occurred_at=inputs.check_when(occurred_at, "occurred_at"),
+            speaker=inputs.check_identifier(speaker, "speaker"),
+        )
+        return self._run(lambda: writepath.observe(self._rt, obs))
+
+    def remember(self, text: str, *, kind: str | MemoryKind = MemoryKind.FACT, importance: float | None = None,
+                 session_id: str | None = None) -> WriteResult:
+        obs = writepath.Observation(
+            text=inputs.check_text(text, self.config), kind=inputs.check_remember_kind(kind),
+            importance=inputs.check_importance(importance),
+            session_id=inputs.check_identifier(session_id, "session_id") or "default",
+        )
+        return self._run(lambda: writepath.observe(self._rt, obs))
+
+    # -- recall -------------------------------------------------------------------
+    def recall(self, query: str, budget_tokens: int = 1024, *, as_of: str | datetime | None = None,
+               reinforce: bool = True) -> RecallResult:
+        query = inputs.check_text(query, self.config, "query")
+        budget = inputs.check_budget(budget_tokens, self.config)
+        when = inputs.check_when(as_of, "as_of")
+        if when is not None:
+            return recall.recall_as_of(self._rt, query, budget, when)
+        return self._run(lambda: recall.recall_now(self._rt, query, budget, reinforce))
+
+    def chat(self, message: str, *, session_id: str | None = None, budget_tokens: int = 1024,
+             occurred_at: str | datetime | None = None) -> ChatTurn:
+        """One turn: decay sweep, recall under the budget, reply, adjudicated write."""
+        inputs.check_text(message, self.config, "message")
+        self.sweep()
+        recalled = self.recall(message, budget_tokens)
+        reply = self._rt.llm.reply(message, recalled.render())
+        written = self.observe(message, session_id=session_id, occurred_at=occurred_at)
+        answer = self.observe(reply, role="assistant", session_id=session_id)
+        return ChatTurn(reply, recalled, written, answer)
+
+    # -- beliefs -----------------------------------------------------------------------
+    def beliefs(self, as_of: str | datetime | None = None) -> list[Belief]:
+        """Current beliefs, or those valid in the world at ``as_of``."""
+        when = inputs.check_when(as_of, "as_of")
+        if when is None:
+            return self.store.current_beliefs()
+        return self.store.beliefs_valid_at(when)
+
+    def history(self, subject: str = "user", predicate: str | None = None) -> list[Belief]:
+        subject = inputs.check_identifier(subject, "subject") or "user"
+        return self.store.belief_history(subject, predicate)
+
+    # -- maintenance ------------------------------------------------------------------------
+    def sweep(self) -> tuple[Event, ...]:
+        return self._run(lambda: maintenance.sweep(self._rt))
+
+    def sleep(self) -> WriteResult:
+        return self._run(lambda: maintenance.sleep(self._rt))
+
+    def consolidate(self, session_id: str) -> WriteResult:
+        sid = inputs.check_identifier(session_id, "session_id")
+        if sid is None:
+            raise ValidationError("session_id is required", field="session_id")
+        return self._run(lambda: maintenance.consolidate_session(self._rt, sid))
+
+    def dream(self) -> DreamProposal:
+        return self._run(lambda: maintenance.dream_propose(self._rt))
+
+    def dream_apply(self, proposal_id: str, approved: Sequence[str]) -> tuple[Event, ...]:
+        pid = inputs.check_identifier(proposal_id, "proposal_id") or ""
+        return self._run(lambda: maintenance.dream_apply(self._rt, pid, list(approved)))
+
+    def forget(self, memory_id: str, *, purge: bool = False) -> tuple[Event, ...]:
+        mid = inputs.check_identifier(memory_id, "memory_id") or ""
+        return self._run(lambda: maintenance.forget(self._rt, mid, purge))
+
+    # -- reads ------------------------------------------------------------------------------
+    def get_memory(self, memory_id: str) -> Memory:
+        memory = self.store.get_memory(memory_id)
+        if memory is None:
+            raise NotFoundError(f"no memory {memory_id!r}", field="memory_id")
+        return memory
+
+    def memories(self, *, status: Sequence[str] = (), kind: Sequence[str] = (), text: str | None = None,
+                 limit: int = 100, offset: int = 0) -> list[Memory]:
+        statuses = [self._status(s) for s in status]
+        kinds = [inputs.check_kind(k).value for k in kind]
+        if limit < 1 or offset < 0:
+            raise ValidationError("limit must be at least 1 and offset not negative", field="limit")
+        return self.store.memories(statuses, kinds, text, limit, offset)
+
+    @staticmethod
+    def _status(value: str) -> MemoryStatus:
+        try:
+            return MemoryStatus(value)
+        except ValueError as exc:
+            allowed = ", ".join(s.value for s in MemoryStatus)
+            raise ValidationError(f"unknown status {value!r}; use one of: {allowed}", field="status") from exc
+
+    def events(self, since: str | datetime | None = None, limit: int = 1000) -> list[Event]:
+        return self.store.events(inputs.check_when(since, "since"), limit)
+
+    def stats(self) -> dict[str, object]:
+        counts = self.store.count_memories()
+        beliefs = self.store.all_beliefs()
+        return {
+            "memories": {s.value: counts.get(s.value, 0) for s in MemoryStatus},
+            "beliefs": {"current": sum(b.is_current() for b in beliefs), "total": len(beliefs)},
+            "messages": len(self.store.messages()),
+            "schema_version": self.store.schema_version(),
+            "embedder": self._rt.embedder_signature(),
+            "llm": self._rt.llm.model_id,
+            "token_counter": self._rt.tokens.name,
+            "clock_offset_hours": round(self.clock_offset().total_seconds() / 3600, 3),
+            "now": self.now().isoformat(),
+        }
+
+    # -- export / import ------------------------------------------------------------------------
+    def export_lines(self) -> Iterator[str]:
+        return exchange.export_lines(self._rt)
+
+    def import_lines(self, lines: Iterable[str]) -> dict[str, int]:
+        header, records = exchange.parse_import(lines)
+        return self._run(lambda: exchange.import_records(self._rt, header, records))
+
+
+def default_store_path() -> Path:
+    from platformdirs import user_data_path  # imported lazily: only the CLI default needs it
+
+    return user_data_path("engram") / "default.sqlite"

@@ -1,0 +1,221 @@
+"""Export / import of a whole tenant as JSON lines, lossless, with a format version.
+
+Line 1 is a header; every other line is one record: a message, memory, belief,
+event or dream proposal, with every stored column (vectors as base64 float32).
+An import is validated completely before anything is written, then written in
+one transaction: a malformed file changes nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterable, Iterator
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from engram_core.errors import ImportFormatError
+from engram_core.model import Cardinality, EventKind, MemoryKind, MemoryStatus
+from engram_core.runtime import CLOCK_OFFSET_KEY, EMBEDDER_KEY, Runtime
+from engram_core.timeutil import from_storage
+
+FORMAT_NAME = "engram-export"
+FORMAT_VERSION = 1
+_TABLES = {"message": "messages", "memory": "memories", "belief": "beliefs", "event": "events",
+           "dream_proposal": "dream_proposals"}
+
+
+class _Stamp(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _check_times(cls, value, info):  # noqa: ANN001, ANN206 - pydantic hook
+        if info.field_name.endswith("_at") or info.field_name in ("at", "valid_from", "valid_to"):
+            if value is not None:
+                try:
+                    from_storage(value)
+                except (TypeError, ValueError) as exc:
+                    raise ValueError(f"not a stored timestamp: {value!r}") from exc
+        return value
+
+
+class MessageRecord(_Stamp):
+    type: Literal["message"]
+    id: str = Field(min_length=1)
+    role: str
+    session_id: str
+    text: str
+    occurred_at: str
+    recorded_at: str
+    external_id: str | None = None
+    speaker: str | None = None
+
+
+class MemoryRecord(_Stamp):
+    type: Literal["memory"]
+    id: str = Field(min_length=1)
+    kind: MemoryKind
+    text: str
+    importance: float = Field(ge=0, le=1)
+    stability_hours: float = Field(gt=0)
+    created_at: str
+    last_accessed_at: str
+    access_count: int = Field(ge=0)
+    status: MemoryStatus
+    status_changed_at: str | None = None
+    provenance: list[str]
+    session_id: str | None = None
+    subject: str | None = None
+    belief_id: str | None = None
+    superseded_by: str | None = None
+    critical: bool
+    embedding: str | None = None
+    embed_model: str | None = None
+    embed_dim: int | None = None
+
+
+class BeliefRecord(_Stamp):
+    type: Literal["belief"]
+    id: str = Field(min_length=1)
+    subject: str
+    predicate: str
+    object: str
+    statement: str
+    cardinality: Cardinality
+    valid_from: str
+    valid_to: str | None = None
+    recorded_at: str
+    expired_at: str | None = None
+    superseded_by: str | None = None
+    source_message_id: str | None = None
+    memory_id: str | None = None
+
+
+class EventRecord(_Stamp):
+    type: Literal["event"]
+    id: str = Field(min_length=1)
+    at: str
+    kind: EventKind
+    memory_id: str | None = None
+    belief_id: str | None = None
+    message_id: str | None = None
+    detail: dict
+
+
+class ProposalRecord(_Stamp):
+    type: Literal["dream_proposal"]
+    id: str = Field(min_length=1)
+    created_at: str
+    actions: list
+    rejected: list
+    applied_at: str | None = None
+
+
+class Header(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    type: Literal["header"]
+    format: Literal["engram-export"]
+    version: int
+    embedder: str | None = None
+    clock_offset_seconds: float = 0.0
+
+
+_RECORDS = {"message": MessageRecord, "memory": MemoryRecord, "belief": BeliefRecord, "event": EventRecord,
+            "dream_proposal": ProposalRecord}
+_JSON_COLUMNS = {"provenance", "detail", "actions", "rejected"}
+
+
+def _row_to_record(kind: str, row) -> dict:  # noqa: ANN001 - sqlite3.Row
+    record = {"type": kind}
+    for key in row.keys():
+        value = row[key]
+        if key == "seq":
+            continue
+        if key == "embedding" and value is not None:
+            value = base64.b64encode(value).decode("ascii")
+        elif key in _JSON_COLUMNS:
+            value = json.loads(value)
+        elif key == "critical":
+            value = bool(value)
+        record[key] = value
+    return record
+
+
+def export_lines(rt: Runtime) -> Iterator[str]:
+    header = {"type": "header", "format": FORMAT_NAME, "version": FORMAT_VERSION,
+              "schema": rt.store.schema_version(), "embedder": rt.store.get_meta(EMBEDDER_KEY),
+              "clock_offset_seconds": float(rt.store.get_meta(CLOCK_OFFSET_KEY, "0") or 0)}
+    yield json.dumps(header, sort_keys=True)
+    for kind, table in _TABLES.items():
+        for row in rt.store.table_rows(table):
+            yield json.dumps(_row_to_record(kind, row), sort_keys=True, ensure_ascii=False)
+
+
+def _parse_line(number: int, line: str) -> dict:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ImportFormatError(f"line {number}: not JSON ({exc.msg})", field=f"line {number}") from exc
+    if not isinstance(data, dict):
+        raise ImportFormatError(f"line {number}: expected a JSON object", field=f"line {number}")
+    return data
+
+
+def _validate_record(number: int, data: dict) -> BaseModel:
+    model = _RECORDS.get(str(data.get("type")))
+    if model is None:
+        raise ImportFormatError(f"line {number}: unknown record type {data.get('type')!r}", field=f"line {number}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ImportFormatError(f"line {number}: {where}: {first['msg']}", field=where) from exc
+
+
+def parse_import(lines: Iterable[str]) -> tuple[Header, list[BaseModel]]:
+    numbered = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]
+    if not numbered:
+        raise ImportFormatError("empty import file", field="line 1")
+    try:
+        header = Header.model_validate(_parse_line(*numbered[0]))
+    except ValidationError as exc:
+        raise ImportFormatError("line 1: not an engram-export header", field="line 1") from exc
+    if header.version > FORMAT_VERSION:
+        raise ImportFormatError(f"export format v{header.version} is newer than this Engram (v{FORMAT_VERSION})",
+                                field="version")
+    return header, [_validate_record(n, _parse_line(n, line)) for n, line in numbered[1:]]
+
+
+def _db_row(record: BaseModel) -> dict:
+    row = record.model_dump(mode="json", exclude={"type"})
+    for key in _JSON_COLUMNS & row.keys():
+        row[key] = json.dumps(row[key])
+    if "embedding" in row and row["embedding"] is not None:
+        row["embedding"] = base64.b64decode(row["embedding"])
+    if "critical" in row:
+        row["critical"] = int(row["critical"])
+    return row
+
+
+def import_records(rt: Runtime, header: Header, records: list[BaseModel]) -> dict[str, int]:
+    """Write validated records in one transaction; an id that exists already aborts it all."""
+    if header.embedder and rt.store.get_meta(EMBEDDER_KEY) not in (None, header.embedder):
+        raise ImportFormatError(f"export vectors come from {header.embedder}, this store uses "
+                                f"{rt.store.get_meta(EMBEDDER_KEY)}", field="embedder")
+    counts: dict[str, int] = {}
+    with rt.store.transaction():
+        for record in records:
+            table = _TABLES[record.type]
+            if rt.store.row_exists(table, record.id):
+                raise ImportFormatError(f"{record.type} {record.id!r} already exists in this store", field="id")
+            rt.store.insert_row(table, _db_row(record))
+            counts[record.type] = counts.get(record.type, 0) + 1
+        if header.embedder and rt.store.get_meta(EMBEDDER_KEY) is None:
+            rt.store.set_meta(EMBEDDER_KEY, header.embedder)
+        rt.store.set_meta(CLOCK_OFFSET_KEY, repr(header.clock_offset_seconds))
+    rt.drop_index()
+    return counts

@@ -1,0 +1,100 @@
+"""In-memory recall index: the active memories as numpy columns and one vector matrix.
+
+Loaded once per open and kept in step with the engine's own writes, so recall
+is one matrix-vector product plus vectorised scoring, not a row-by-row scan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import numpy as np
+
+from engram_core.config import EngineConfig
+from engram_core.model import Belief, Cardinality, Memory
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_COLUMNS = ("importance", "stability", "accessed_h", "created_h", "prior", "critical")
+
+
+def epoch_hours(moment: datetime) -> float:
+    return (moment - _EPOCH).total_seconds() / 3600.0
+
+
+def veto_key(belief: Belief | None) -> str | None:
+    if belief is None or belief.cardinality is not Cardinality.ONE:
+        return None
+    return f"{belief.subject}\x1f{belief.predicate}"
+
+
+@dataclass
+class IndexEntry:
+    memory: Memory
+    veto_key: str | None
+    valid_from: datetime
+
+
+class ActiveIndex:
+    """Active memories; rows are appended, removals are masked out."""
+
+    def __init__(self, dim: int, config: EngineConfig, capacity: int = 1024) -> None:
+        self.dim = dim
+        self.config = config
+        self.entries: list[IndexEntry] = []
+        self.position: dict[str, int] = {}
+        self.vectors = np.zeros((capacity, dim), dtype=np.float32)
+        self.columns = {name: np.zeros(capacity, dtype=np.float64) for name in _COLUMNS}
+        self.alive = np.zeros(capacity, dtype=bool)
+
+    @classmethod
+    def build(cls, dim: int, config: EngineConfig, rows: list[tuple[Memory, Belief | None]]) -> "ActiveIndex":
+        index = cls(dim, config, capacity=max(1024, 2 * len(rows)))
+        for memory, belief in rows:
+            index.add(memory, belief)
+        return index
+
+    def _grow(self) -> None:
+        size = 2 * len(self.alive)
+        self.vectors = np.resize(self.vectors, (size, self.dim))
+        self.columns = {k: np.resize(v, size) for k, v in self.columns.items()}
+        self.alive = np.concatenate([self.alive, np.zeros(size - len(self.alive), dtype=bool)])
+
+    def _write_columns(self, pos: int, memory: Memory) -> None:
+        cols = self.columns
+        cols["importance"][pos] = memory.importance
+        cols["stability"][pos] = memory.stability_hours
+        cols["accessed_h"][pos] = epoch_hours(memory.last_accessed_at)
+        cols["created_h"][pos] = epoch_hours(memory.created_at)
+        cols["prior"][pos] = self.config.type_prior[memory.kind]
+        cols["critical"][pos] = float(memory.critical or memory.importance >= self.config.critical_importance)
+
+    def add(self, memory: Memory, belief: Belief | None) -> None:
+        if memory.embedding is None or memory.embedding.dim != self.dim:
+            return
+        pos = len(self.entries)
+        if pos >= len(self.alive):
+            self._grow()
+        self.position[memory.id] = pos
+        valid_from = belief.valid_from if belief else memory.created_at
+        self.entries.append(IndexEntry(memory, veto_key(belief), valid_from))
+        self.vectors[pos] = memory.embedding.vector
+        self._write_columns(pos, memory)
+        self.alive[pos] = True
+
+    def remove(self, memory_id: str) -> None:
+        pos = self.position.pop(memory_id, None)
+        if pos is not None:
+            self.alive[pos] = False
+
+    def update(self, memory: Memory) -> None:
+        pos = self.position.get(memory.id)
+        if pos is not None:
+            self.entries[pos].memory = memory
+            self._write_columns(pos, memory)
+
+    def size(self) -> int:
+        return len(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.position)

@@ -1,0 +1,107 @@
+"""The engine's wiring: ports, store, config and the recall index, shared by the use cases."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from engram_core.adapters.sqlite_store import SqliteStore
+from engram_core.config import EngineConfig
+from engram_core.errors import EmbeddingMismatchError, ProviderError
+from engram_core.index import ActiveIndex
+from engram_core.model import Event, EventKind, Scalar
+from engram_core.ports import LLM, Clock, Embedder, TokenCounter
+
+CLOCK_OFFSET_KEY = "clock_offset_seconds"
+EMBEDDER_KEY = "embedder"
+
+
+def random_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:20]}"
+
+
+@dataclass
+class Runtime:
+    store: SqliteStore
+    embedder: Embedder
+    llm: LLM
+    tokens: TokenCounter
+    clock: Clock
+    config: EngineConfig
+    new_id: Callable[[str], str] = random_id
+    _index: ActiveIndex | None = field(default=None, repr=False)
+    _index_version: int | None = field(default=None, repr=False)
+
+    # -- time ---------------------------------------------------------------
+    def clock_offset(self) -> timedelta:
+        return timedelta(seconds=float(self.store.get_meta(CLOCK_OFFSET_KEY, "0") or 0))
+
+    def now(self) -> datetime:
+        return self.clock.now() + self.clock_offset()
+
+    # -- events ---------------------------------------------------------------
+    def event(self, kind: EventKind, *, memory_id: str | None = None, belief_id: str | None = None,
+              message_id: str | None = None, at: datetime | None = None, **detail: Scalar) -> Event:
+        return Event(
+            id=self.new_id("evt"), at=at or self.now(), kind=kind, memory_id=memory_id,
+            belief_id=belief_id, message_id=message_id, detail=tuple(sorted(detail.items())),
+        )
+
+    # -- embeddings -------------------------------------------------------------
+    def embedder_signature(self) -> str:
+        return f"{self.embedder.model_id}:{self.embedder.dim}"
+
+    def check_embedder(self) -> None:
+        """Vectors of two embedders never mix: refuse until the store is re-embedded."""
+        stored = self.store.get_meta(EMBEDDER_KEY)
+        if stored is not None and stored != self.embedder_signature():
+            raise EmbeddingMismatchError(
+                f"this store's vectors come from {stored}, the active embedder is "
+                f"{self.embedder_signature()}; run `engram reembed` or switch the embedder back"
+            )
+
+    def claim_embedder(self) -> None:
+        if self.store.get_meta(EMBEDDER_KEY) is None:
+            self.store.set_meta(EMBEDDER_KEY, self.embedder_signature())
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.check_embedder()
+        vectors = np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
+        if vectors.shape != (len(texts), self.embedder.dim):
+            raise ProviderError(
+                f"embedder {self.embedder.model_id} returned shape {vectors.shape}, expected ({len(texts)}, {self.embedder.dim})"
+            )
+        return vectors
+
+    # -- recall index -------------------------------------------------------------
+    def index(self) -> ActiveIndex:
+        """The active-memory index, rebuilt only when another connection changed the store."""
+        version = self.store.data_version()
+        if self._index is None or version != self._index_version:
+            rows = self.store.active_with_beliefs()
+            self._index = ActiveIndex.build(self.embedder.dim, self.config, rows)
+            self._index_version = version
+        return self._index
+
+    def drop_index(self) -> None:
+        """After a failed use case the cached index may hold rolled-back rows."""
+        self._index = None
+
+    def index_if_loaded(self) -> ActiveIndex | None:
+        return self._index
+
+    def index_add(self, memory, belief=None) -> None:  # noqa: ANN001 - Memory, Belief | None
+        if self._index is not None:
+            self._index.add(memory, belief)
+
+    def index_remove(self, memory_id: str) -> None:
+        if self._index is not None:
+            self._index.remove(memory_id)
+
+    def index_update(self, memory) -> None:  # noqa: ANN001 - Memory
+        if self._index is not None:
+            self._index.update(memory)

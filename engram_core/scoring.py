@@ -1,0 +1,69 @@
+"""Relevance and score with a per-item breakdown (pure, vectorised).
+
+relevance = 0.60 * similarity + 0.20 * importance + 0.20 * recency + type prior
+score     = relevance * (floor + (1 - floor) * retention)
+
+``similarity`` blends cosine with lexical (FTS5 BM25) evidence. The retention
+floor lets a faded memory wake on a strong match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from engram_core.config import EngineConfig
+from engram_core.model import ScoreBreakdown
+
+
+@dataclass(frozen=True, eq=False)
+class CandidateArrays:
+    """Column view of the candidates, aligned by index."""
+
+    prior: np.ndarray  # type prior per kind
+    importance: np.ndarray
+    stability_hours: np.ndarray
+    hours_since_access: np.ndarray
+    hours_since_created: np.ndarray
+    cosine: np.ndarray
+    lexical: np.ndarray  # already normalised to [0, 1]
+
+
+def normalise_lexical(raw: np.ndarray) -> np.ndarray:
+    """Scale non-negative BM25 evidence to [0, 1] by the best match of this query."""
+    top = float(raw.max()) if raw.size else 0.0
+    return raw / top if top > 0 else np.zeros_like(raw)
+
+
+def _retention(cols: CandidateArrays, config: EngineConfig) -> np.ndarray:
+    if not config.forgetting:
+        return np.ones_like(cols.importance)
+    return np.exp(-cols.hours_since_access / np.maximum(cols.stability_hours, 1e-9))
+
+
+def score_arrays(cols: CandidateArrays, config: EngineConfig) -> dict[str, np.ndarray]:
+    """Every component of the breakdown, one array each."""
+    w = config.weights
+    cosine = np.clip(cols.cosine, 0.0, 1.0)
+    similarity = (1.0 - w.lexical_share) * cosine + w.lexical_share * cols.lexical
+    recency = 0.5 ** (cols.hours_since_created / w.recency_half_life_hours)
+    prior = cols.prior
+    relevance = w.similarity * similarity + w.importance * cols.importance + w.recency * recency + prior
+    retention = _retention(cols, config)
+    score = relevance * (w.retention_floor + (1.0 - w.retention_floor) * retention)
+    return {
+        "similarity": similarity, "lexical": cols.lexical, "importance": cols.importance,
+        "recency": recency, "retention": retention, "type_prior": prior,
+        "relevance": relevance, "score": score,
+    }
+
+
+def breakdown_at(parts: dict[str, np.ndarray], index: int) -> ScoreBreakdown:
+    return ScoreBreakdown(**{name: round(float(values[index]), 6) for name, values in parts.items()})
+
+
+def hours_since(times: list[datetime], now: datetime) -> np.ndarray:
+    seconds = np.array([(now - t).total_seconds() for t in times], dtype=np.float64)
+    return np.maximum(seconds, 0.0) / 3600.0

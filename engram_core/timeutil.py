@@ -1,0 +1,47 @@
+"""Time values: storage format, caller-given dates and durations (pure)."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+
+from engram_core.errors import ValidationError
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w|y)?\s*$", re.IGNORECASE)
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
+
+
+def to_storage(moment: datetime) -> str:
+    """Fixed-width UTC text, so string order is time order."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def from_storage(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+
+
+def maybe_from_storage(text: str | None) -> datetime | None:
+    return from_storage(text) if text else None
+
+
+def parse_when(value: str | datetime, field: str) -> datetime:
+    """An ISO-8601 date or datetime from a caller; naive values are taken as UTC."""
+    if isinstance(value, datetime):
+        moment = value
+    else:
+        try:
+            moment = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise ValidationError(f"{field}: not an ISO-8601 date or time: {value!r}", field=field) from exc
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def parse_duration(value: str, field: str = "duration") -> timedelta:
+    """'90m', '36h', '3d', '3w', '1y' (a bare number means hours)."""
+    match = _DURATION.match(value or "")
+    if not match:
+        raise ValidationError(f"{field}: expected a duration like 36h, 3d or 3w, got {value!r}", field=field)
+    amount, unit = float(match.group(1)), (match.group(2) or "h").lower()
+    return timedelta(seconds=amount * _UNIT_SECONDS[unit])

@@ -1,0 +1,256 @@
+"""The write path: observe a message, gate it by importance, extract and adjudicate facts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+import numpy as np
+
+from engram_core import ledger
+from engram_core.model import (
+    Assessment, Belief, Cardinality, Embedding, Event, EventKind, FactDraft, Memory, MemoryKind,
+    MemoryStatus, Message, Verdict, WriteResult,
+)
+from engram_core.retention import initial_stability
+from engram_core.runtime import Runtime
+from engram_core.verdicts import parse_assessment, parse_verdicts
+
+DEFAULT_IMPORTANCE = 0.5
+
+
+@dataclass
+class WriteLog:
+    """What one use case wrote, gathered for the caller and the audit log."""
+
+    memories: list[Memory]
+    beliefs: list[Belief]
+    events: list[Event]
+
+    def result(self, message: Message | None) -> WriteResult:
+        return WriteResult(message, tuple(self.memories), tuple(self.beliefs), tuple(self.events))
+
+
+def assess(rt: Runtime, text: str, speaker: str, occurred_at: datetime) -> Assessment:
+    return parse_assessment(rt.llm.assess(text, speaker, occurred_at), DEFAULT_IMPORTANCE)
+
+
+def new_memory(rt: Runtime, *, kind: MemoryKind, text: str, importance: float, at: datetime,
+               vector: np.ndarray, provenance: tuple[str, ...], session_id: str | None,
+               subject: str | None = None, belief_id: str | None = None, critical: bool = False) -> Memory:
+    return Memory(
+        id=rt.new_id("mem"), kind=kind, text=text, importance=importance,
+        stability_hours=initial_stability(kind, importance, rt.config), created_at=at,
+        last_accessed_at=at, provenance=provenance, session_id=session_id, subject=subject,
+        belief_id=belief_id, critical=critical, embedding=Embedding(vector, rt.embedder.model_id),
+    )
+
+
+def set_status(rt: Runtime, memory: Memory, status: MemoryStatus, now: datetime,
+               superseded_by: str | None = None) -> Memory:
+    changed = replace(memory, status=status, status_changed_at=now, superseded_by=superseded_by or memory.superseded_by)
+    rt.store.update_memory(changed)
+    if status is MemoryStatus.ACTIVE:
+        rt.index_update(changed)
+    else:
+        rt.index_remove(memory.id)
+    return changed
+
+
+def store_memory(rt: Runtime, memory: Memory, log: WriteLog, belief: Belief | None = None, **detail) -> None:
+    rt.store.insert_memory(memory)
+    rt.index_add(memory, belief)
+    log.memories.append(memory)
+    log.events.append(rt.event(EventKind.STORED, memory_id=memory.id, belief_id=memory.belief_id,
+                               message_id=memory.provenance[0] if memory.provenance else None,
+                               memory_kind=memory.kind.value, importance=round(memory.importance, 4), **detail))
+
+
+# -- adjudication -------------------------------------------------------------------
+
+def _semantic_candidates(rt: Runtime, draft: FactDraft, vector: np.ndarray,
+                         current: list[Belief]) -> list[tuple[Belief, float]]:
+    """Current beliefs of the same subject whose statement is close to the new fact."""
+    same_subject = [b for b in current if b.subject == draft.subject and b.memory_id]
+    memories = {m.id: m for m in rt.store.memories_by_ids([b.memory_id for b in same_subject])}
+    scored = []
+    for belief in same_subject:
+        memory = memories.get(belief.memory_id)
+        if memory is None or memory.embedding is None or memory.embedding.dim != vector.shape[0]:
+            continue
+        cosine = float(np.dot(memory.embedding.vector, vector))
+        if cosine >= rt.config.adjudication_candidate_threshold:
+            scored.append((belief, cosine))
+    scored.sort(key=lambda pair: -pair[1])
+    return scored[: rt.config.max_adjudication_candidates]
+
+
+def _semantic_verdict(rt: Runtime, draft: FactDraft, belief: Belief, cosine: float) -> Verdict | None:
+    """Near-identical single-valued statements supersede without asking a model."""
+    single = draft.cardinality is Cardinality.ONE and belief.cardinality is Cardinality.ONE
+    if single and not draft.negated and cosine >= rt.config.semantic_supersede_threshold:
+        return Verdict.SUPERSEDE
+    return None
+
+
+def adjudicate(rt: Runtime, draft: FactDraft, vector: np.ndarray) -> tuple[dict[str, Verdict], dict[str, Belief], str]:
+    """Verdicts against current beliefs: exact path, then semantic, then the LLM."""
+    current = rt.store.current_beliefs(subject=draft.subject)
+    exact = ledger.exact_candidates(draft, current)
+    if exact:
+        return {b.id: ledger.exact_verdict(draft, b) for b in exact}, {b.id: b for b in exact}, "exact"
+    candidates = _semantic_candidates(rt, draft, vector, current)
+    verdicts: dict[str, Verdict] = {}
+    for belief, cosine in candidates:
+        verdict = _semantic_verdict(rt, draft, belief, cosine)
+        if verdict is not None:
+            verdicts[belief.id] = verdict
+    rest = [b for b, _ in candidates if b.id not in verdicts]
+    if rest:
+        verdicts.update(parse_verdicts(rt.llm.adjudicate(draft, rest), [b.id for b in rest]))
+    path = "semantic" if not rest else "llm"
+    return verdicts, {b.id: b for b, _ in candidates}, path
+
+
+# -- applying verdicts ----------------------------------------------------------------
+
+def _supersede_episodes(rt: Runtime, old: Belief, successor: Memory, message: Message, now: datetime,
+                        log: WriteLog) -> None:
+    """Raw episodes that asserted the old value stop surfacing as current."""
+    if old.source_message_id is None or old.source_message_id == message.id:
+        return
+    for episode in rt.store.memories_from_message(old.source_message_id):
+        if episode.kind is MemoryKind.EPISODE and episode.status is MemoryStatus.ACTIVE:
+            set_status(rt, episode, MemoryStatus.SUPERSEDED, now, successor.id)
+            log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=episode.id, belief_id=old.id,
+                                       message_id=message.id, successor=successor.id, reason="asserted superseded belief"))
+
+
+def _supersede(rt: Runtime, old: Belief, new: Belief, new_memory: Memory, message: Message, now: datetime,
+               path: str, log: WriteLog) -> tuple[Belief, Memory]:
+    """Close the old belief (or, if the new fact is older, file the new one as history)."""
+    if ledger.arrives_late(old, new.valid_from):
+        new = ledger.as_history(new, old)
+        new_memory = replace(new_memory, status=MemoryStatus.SUPERSEDED, status_changed_at=now,
+                             superseded_by=old.memory_id)
+        log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=new_memory.id, belief_id=new.id,
+                                   message_id=message.id, successor=old.id, path=path, reason="older than current belief"))
+        return new, new_memory
+    closed = ledger.close_belief(old, new.id, new.valid_from, now)
+    rt.store.update_belief(closed)
+    old_memory = rt.store.get_memory(old.memory_id) if old.memory_id else None
+    if old_memory is not None and old_memory.status is MemoryStatus.ACTIVE:
+        set_status(rt, old_memory, MemoryStatus.SUPERSEDED, now, new_memory.id)
+    log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=old.memory_id, belief_id=old.id,
+                               message_id=message.id, successor=new.id, path=path))
+    _supersede_episodes(rt, old, new_memory, message, now, log)
+    return new, new_memory
+
+
+def write_fact(rt: Runtime, draft: FactDraft, vector: np.ndarray, message: Message, log: WriteLog) -> None:
+    now = rt.now()
+    verdicts, candidates, path = adjudicate(rt, draft, vector)
+    discarded = [bid for bid, v in verdicts.items() if v is Verdict.DISCARD]
+    if discarded:
+        log.events.append(rt.event(EventKind.DISCARDED, belief_id=discarded[0], message_id=message.id,
+                                   path=path, reason="already known"))
+        return
+    belief = Belief(
+        id=rt.new_id("blf"), subject=draft.subject, predicate=ledger.belief_predicate(draft), object=draft.object,
+        statement=draft.statement, valid_from=message.occurred_at, recorded_at=now,
+        source_message_id=message.id, cardinality=draft.cardinality,
+    )
+    memory = new_memory(rt, kind=draft.kind, text=draft.statement, importance=draft.importance,
+                        at=message.occurred_at, vector=vector, provenance=(message.id,),
+                        session_id=message.session_id, subject=draft.subject, belief_id=belief.id,
+                        critical=draft.critical)
+    belief = replace(belief, memory_id=memory.id)
+    for bid, verdict in verdicts.items():
+        if verdict is Verdict.SUPERSEDE:
+            belief, memory = _supersede(rt, candidates[bid], belief, memory, message, now, path, log)
+        elif verdict in (Verdict.COEXIST, Verdict.UNDECIDED):
+            kind = EventKind.COEXISTED if verdict is Verdict.COEXIST else EventKind.UNDECIDED
+            log.events.append(rt.event(kind, belief_id=bid, message_id=message.id, path=path, new_belief=belief.id))
+    rt.store.insert_belief(belief)
+    log.beliefs.append(belief)
+    if memory.status is MemoryStatus.ACTIVE:
+        store_memory(rt, memory, log, belief, path=path)
+    else:
+        rt.store.insert_memory(memory)
+        log.memories.append(memory)
+
+
+# -- use cases ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Observation:
+    """A validated message to observe or remember."""
+
+    text: str
+    role: str = "user"
+    session_id: str = "default"
+    external_id: str | None = None
+    occurred_at: datetime | None = None
+    speaker: str | None = None
+    importance: float | None = None  # caller-set: bypasses the importance gate
+    kind: MemoryKind | None = None  # caller-set kind for an explicit remember
+
+
+def _episode_text(obs: Observation) -> str:
+    return f"{obs.speaker}: {obs.text}" if obs.speaker else obs.text
+
+
+def _primary_kind(obs: Observation) -> MemoryKind:
+    return obs.kind or MemoryKind.EPISODE
+
+
+def _apply_override(draft: FactDraft, obs: Observation) -> FactDraft:
+    if obs.importance is None:
+        return draft
+    return replace(draft, importance=max(draft.importance, obs.importance))
+
+
+def _store_primary(rt: Runtime, obs: Observation, message: Message, importance: float,
+                   vector: np.ndarray, has_facts: bool, log: WriteLog) -> None:
+    """The message itself as an episode (or the caller's kind), if it clears the gate."""
+    explicit = obs.importance is not None
+    if obs.role != "user":
+        log.events.append(rt.event(EventKind.NOT_STORED, message_id=message.id, reason="not a user message"))
+        return
+    if obs.kind is not None and has_facts:
+        return  # the extracted facts are the memories of an explicit remember
+    if not explicit and importance < rt.config.store_threshold:
+        log.events.append(rt.event(EventKind.NOT_STORED, message_id=message.id,
+                                   importance=round(importance, 4), threshold=rt.config.store_threshold))
+        return
+    memory = new_memory(rt, kind=_primary_kind(obs), text=_episode_text(obs), importance=importance,
+                        at=message.occurred_at, vector=vector, provenance=(message.id,), session_id=obs.session_id)
+    store_memory(rt, memory, log)
+
+
+def observe(rt: Runtime, obs: Observation) -> WriteResult:
+    """Store the message, gate it, extract and adjudicate its facts: one transaction."""
+    if obs.external_id:
+        existing = rt.store.message_by_external_id(obs.external_id)
+        if existing is not None:
+            return WriteResult(existing, (), (), ())
+    now = rt.now()
+    at = obs.occurred_at or now
+    speaker = obs.speaker or obs.role
+    assessment = assess(rt, obs.text, speaker, at) if obs.role == "user" else Assessment(importance=0.0)
+    facts = [_apply_override(f, obs) for f in assessment.facts]
+    vectors = rt.embed([_episode_text(obs)] + [f.statement for f in facts])
+    message = Message(rt.new_id("msg"), obs.role, obs.session_id, obs.text, at, now, obs.external_id, obs.speaker)
+    log = WriteLog([], [], [])
+    with rt.store.transaction():
+        rt.claim_embedder()
+        rt.store.insert_message(message)
+        if assessment.fallback:
+            log.events.append(rt.event(EventKind.FALLBACK, message_id=message.id, purpose="assess",
+                                       reason="unusable model answer; default importance, no facts"))
+        importance = obs.importance if obs.importance is not None else assessment.importance
+        _store_primary(rt, obs, message, importance, vectors[0], bool(facts), log)
+        for draft, vector in zip(facts, vectors[1:]):
+            write_fact(rt, draft, vector, message, log)
+        rt.store.insert_events(log.events)
+    return log.result(message)
