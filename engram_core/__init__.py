@@ -13,14 +13,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from engram_core.config import EngineConfig
-from engram_core.engine import ChatTurn, Engine, default_store_path
 from engram_core.errors import EngramError, NotFoundError, ProviderError, StoreError, ValidationError
 from engram_core.model import (
     Belief, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallItem, RecallResult, ScoreBreakdown,
     WriteResult,
 )
 from engram_core.ports import LLM, Clock, Embedder, TokenCounter
+
+if TYPE_CHECKING:
+    from engram_core.engine import ChatTurn, Engine
 
 __all__ = [
     "Belief", "ChatTurn", "Clock", "Embedder", "Engine", "EngineConfig", "EngramError", "Event", "EventKind",
@@ -30,6 +34,15 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    """The engine (and its SQLite adapter) loads on first use, so pure modules stay I/O-free."""
+    if name in ("Engine", "ChatTurn"):
+        from engram_core import engine
+
+        return getattr(engine, name)
+    raise AttributeError(f"module 'engram_core' has no attribute {name!r}")
 
 
 def default_embedder(name: str = "minilm") -> Embedder:
@@ -53,6 +66,7 @@ def open_engine(path: str | Path | None = None, *, embedder: Embedder | str = "m
     from engram_core.adapters.offline_llm import OfflineLLM
     from engram_core.adapters.sqlite_store import SqliteStore
     from engram_core.adapters.tokens import ConservativeTokenCounter
+    from engram_core.engine import Engine, default_store_path
     from engram_core.runtime import random_id
 
     store = SqliteStore(path if path is not None else default_store_path())

@@ -44,7 +44,7 @@ def check_kind(kind: object) -> MemoryKind:
 def check_remember_kind(kind: object) -> MemoryKind:
     checked = check_kind(kind)
     if checked is MemoryKind.GIST:
-        raise ValidationError("gists are made by the sleep cycle, not remembered directly", field="kind")
+        raise ValidationError("kind gist is made by the sleep cycle, not remembered directly", field="kind")
     return checked
 
 

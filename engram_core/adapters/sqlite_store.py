@@ -39,11 +39,15 @@ def _connect(path: str) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise StoreError(f"cannot open store {path}: {exc}") from exc
     conn.row_factory = sqlite3.Row
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    conn.execute("PRAGMA foreign_keys = ON")
-    conn.execute("PRAGMA secure_delete = ON")  # purged text is zeroed on disk, not left in free pages
-    if path != ":memory:":
-        conn.execute("PRAGMA journal_mode = WAL")
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA secure_delete = ON")  # purged text is zeroed on disk, not left in free pages
+        if path != ":memory:":
+            conn.execute("PRAGMA journal_mode = WAL")
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise StoreError(f"{path} is not a readable Engram store: {exc}") from exc
     return conn
 
 
@@ -96,10 +100,17 @@ class SqliteStore:
             raise StoreError(f"store is busy: {exc}") from exc
         try:
             yield
+            self.conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise StoreError(f"store write failed and was rolled back: {exc}") from exc
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self._rollback()
             raise
-        self.conn.execute("COMMIT")
+
+    def _rollback(self) -> None:
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
 
     def close(self) -> None:
         self.conn.close()

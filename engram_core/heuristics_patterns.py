@@ -1,0 +1,442 @@
+"""The offline extractor's vocabulary: lexicons, predicate specs and the rule table (pure data).
+
+Kept apart from ``heuristics`` so the rules read as one table. Every rule is a
+regex compiled once, case-insensitive, whose ``obj`` group is the fact's object;
+``(?-i:...)`` spots require capitals where a proper noun is the only evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engram_core.model import Cardinality, MemoryKind
+
+ONE, MANY = Cardinality.ONE, Cardinality.MANY
+PREF, FACT, SKILL = MemoryKind.PREFERENCE, MemoryKind.FACT, MemoryKind.SKILL
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# -- lexicons ------------------------------------------------------------------------
+
+NATIONALITIES = _words(
+    "american british english canadian australian irish scottish welsh french german spanish portuguese "
+    "italian dutch belgian swiss austrian swedish norwegian danish finnish polish russian ukrainian greek "
+    "turkish chinese japanese korean indian pakistani brazilian mexican argentinian argentine colombian "
+    "chilean peruvian nigerian kenyan egyptian moroccan israeli iranian vietnamese thai filipino indonesian "
+    "czech hungarian romanian cuban venezuelan ghanaian ethiopian lebanese syrian saudi singaporean "
+    "malaysian bangladeshi nepali azorean jewish muslim catholic buddhist hindu")
+LANGUAGES = _words(
+    "english portuguese spanish french german italian dutch russian mandarin chinese cantonese japanese "
+    "korean arabic hindi bengali urdu turkish greek polish swedish norwegian danish finnish hebrew "
+    "vietnamese thai indonesian malay tagalog swahili ukrainian czech hungarian romanian persian farsi "
+    "catalan basque galician irish welsh latin asl bsl esperanto")
+TECH_SKILLS = _words(
+    "python java javascript typescript rust go golang c c++ c# sql excel photoshop figma react kotlin swift "
+    "ruby php r matlab docker kubernetes aws linux git html css latex haskell scala elixir cpr")
+# Capitalised words that follow "I'm" without being a name.
+NOT_NAMES = _words("not so just also really here back fine good great ok okay sorry happy glad sure ready "
+                   "done in on at from the a an very going still currently now always never new home "
+                   "it its my this that he she they we our his her their later tomorrow tonight when anytime "
+                   "soon asap") | NATIONALITIES
+OCCUPATIONS = _words(
+    "nurse doctor teacher engineer developer designer lawyer chef cook pilot scientist biologist architect "
+    "accountant student professor researcher programmer manager analyst consultant writer journalist "
+    "editor artist musician photographer dentist pharmacist therapist paramedic firefighter police officer "
+    "soldier farmer mechanic electrician plumber carpenter barista waiter waitress bartender baker butcher "
+    "cashier clerk secretary receptionist librarian vet veterinarian surgeon physician psychologist "
+    "translator interpreter driver entrepreneur founder ceo cto cfo coo pm vp sre intern freelancer "
+    "tutor coach trainer nanny caregiver midwife cleaner janitor salesperson realtor banker economist")
+NON_OCCUPATIONS = _words(
+    "fan lover person people beginner member user customer believer vegetarian vegan pescatarian parent "
+    "mother father mom mum dad sister brother daughter son wife husband patient introvert extrovert "
+    "drinker eater sleeper riser learner speaker reader smoker swimmer runner walker thinker talker worrier "
+    "gamer owner newcomer foreigner stranger outsider loner fighter survivor winner loser nerd geek foodie "
+    "romantic optimist pessimist perfectionist realist idealist minimalist procrastinator native local "
+    "citizen resident immigrant expat tourist visitor guest bit lot little while")
+OCCUPATION_SUFFIX = re.compile(r"(?:ist|eer|ian|er|or|ant|ent|ic|man|woman|smith|wright)$")
+
+TOPIC_LEXICON: dict[str, frozenset[str]] = {
+    "drink": _words("coffee tea espresso latte cappuccino matcha chai water juice beer wine whisky whiskey "
+                    "soda coke milk smoothie smoothies kombucha cocoa lemonade cider gin vodka rum sake decaf "
+                    "americano mocha orange_juice hot_chocolate green_tea black_tea herbal_tea iced_coffee"),
+    "food": _words("pizza sushi pasta ramen burger burgers tacos curry salad steak noodles dumplings pho "
+                   "paella sandwiches ice_cream chocolate"),
+    "colour": _words("red blue green yellow purple orange pink black white grey gray teal turquoise"),
+    "music": _words("jazz rock pop classical hip_hop rap metal blues techno reggae folk indie punk soul "
+                    "edm k-pop"),
+    "communication": _words("email emails text texts texting calls phone_calls slack whatsapp messages "
+                            "video_calls zoom"),
+    "season": _words("spring summer autumn fall winter"),
+}
+TOPIC_ALIASES = {"drinks": "drink", "beverage": "drink", "dish": "food", "meal": "food", "color": "colour",
+                 "movie": "film", "tv_show": "show", "series": "show", "genre": "music", "music_genre": "music"}
+
+REL_ALIASES = {"mom": "mother", "mum": "mother", "mommy": "mother", "mama": "mother", "dad": "father",
+               "daddy": "father", "papa": "father", "grandma": "grandmother", "granny": "grandmother",
+               "grandpa": "grandfather", "kid": "child", "kids": "children", "grandkids": "grandchildren",
+               "fiancée": "fiance", "fiancé": "fiance", "fiancee": "fiance", "hubby": "husband",
+               "puppy": "dog", "kitten": "cat", "bunny": "rabbit"}
+PETS = _words("dog cat rabbit hamster parrot horse fish turtle tortoise snake lizard bird ferret gecko "
+              "dogs cats pets rabbits")
+
+# -- predicate vocabulary ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PredicateSpec:
+    cardinality: Cardinality
+    kind: MemoryKind
+    template: str  # {d} display, {p} possessive, {o} object, {ao} object with a/an, {v} verb, {rel}
+    importance: float
+    critical: bool = False
+
+
+PREDICATES: dict[str, PredicateSpec] = {
+    "name": PredicateSpec(ONE, FACT, "{p} name is {o}.", 0.85),
+    "lives_in": PredicateSpec(ONE, FACT, "{d} lives in {o}.", 0.8),
+    "hometown": PredicateSpec(ONE, FACT, "{d} is from {o}.", 0.65),
+    "nationality": PredicateSpec(ONE, FACT, "{d} is {o}.", 0.6),
+    "works_at": PredicateSpec(ONE, FACT, "{d} works at {o}.", 0.75),
+    "job_title": PredicateSpec(ONE, FACT, "{d} works as {ao}.", 0.75),
+    "work_schedule": PredicateSpec(ONE, FACT, "{d} works {o}.", 0.65),
+    "project_name": PredicateSpec(ONE, FACT, "{p} project is named {o}.", 0.75),
+    "working_on": PredicateSpec(MANY, FACT, "{d} is working on {o}.", 0.6),
+    "allergy": PredicateSpec(MANY, FACT, "{d} is allergic to {o}.", 0.97, critical=True),
+    "intolerance": PredicateSpec(MANY, FACT, "{d} is intolerant to {o}.", 0.92, critical=True),
+    "medical_condition": PredicateSpec(MANY, FACT, "{d} has {o}.", 0.93, critical=True),
+    "diet": PredicateSpec(ONE, FACT, "{d} is {o}.", 0.85),
+    "avoids_food": PredicateSpec(MANY, PREF, "{d} doesn't eat {o}.", 0.75),
+    "eats": PredicateSpec(MANY, FACT, "{d} eats {o}.", 0.5),
+    "likes": PredicateSpec(MANY, PREF, "{d} {v} {o}.", 0.6),
+    "dislikes": PredicateSpec(MANY, PREF, "{d} {v} {o}.", 0.65),
+    "prefers": PredicateSpec(MANY, PREF, "{d} prefers {o}.", 0.65),
+    "availability": PredicateSpec(MANY, FACT, "{d} is free {o}.", 0.7),
+    "unavailable": PredicateSpec(MANY, FACT, "{d} is not available {o}.", 0.7),
+    "hobby": PredicateSpec(MANY, FACT, "{d} enjoys {o} as a hobby.", 0.6),
+    "skill": PredicateSpec(MANY, SKILL, "{d} knows {o}.", 0.6),
+    "speaks_language": PredicateSpec(MANY, SKILL, "{d} speaks {o}.", 0.6),
+    "learning": PredicateSpec(MANY, SKILL, "{d} is learning {o}.", 0.55),
+    "age": PredicateSpec(ONE, FACT, "{d} is {o} years old.", 0.6),
+    "birthday": PredicateSpec(ONE, FACT, "{p} birthday is {o}.", 0.75),
+    "relationship_status": PredicateSpec(ONE, FACT, "{d} is {o}.", 0.7),
+    "fears": PredicateSpec(MANY, FACT, "{d} is afraid of {o}.", 0.6),
+    "goal": PredicateSpec(MANY, FACT, "{p} goal is {o}.", 0.65),
+    "plan": PredicateSpec(MANY, FACT, "{d} has {o}.", 0.7),
+}
+TOPIC_PREFERENCE = PredicateSpec(ONE, PREF, "{d} prefers {o}.", 0.7)
+RELATION = PredicateSpec(MANY, FACT, "{p} {rel} is {o}.", 0.7)
+FAVOURITE = "{p} favourite {topic} is {o}."
+RELATION_COUNT = PredicateSpec(ONE, FACT, "{d} has {o}.", 0.7)
+
+# -- shared pattern pieces -----------------------------------------------------------
+
+ADV = (r"(?:(?:just|recently|finally|actually|now|also|really|still|currently|mostly|usually|mainly|"
+       r"generally|typically|normally|always|absolutely|totally|definitely|officially|truly|honestly|"
+       r"basically|already|even|kind of|sort of|kinda|both|all)\s+)*")
+I_ = r"\bI\s+" + ADV
+IM = r"\bI(?:'m|\s+am|m)\s+" + ADV
+IM_OR_BEEN = r"\bI(?:'m|\s+am|m|'ve\s+been|\s+have\s+been)\s+" + ADV
+WE = r"\b(?:I|we)(?:'ve|\s+have)?\s+" + ADV
+WE_HAVE = r"\b(?:I|we)(?:'ve|\s+have)\s+" + ADV
+HAVE = r"\b(?:I\s+" + ADV + r"(?:have|own)|I(?:'ve|\s+have)\s+got)\s+"
+OBJ = r"(?P<obj>[^,;!?]+)"
+LIST = r"(?P<obj>[^;!?]+)"
+ROLE = r"(?P<obj>[a-z][\w -]*)"
+LEAD = r"^(?:(?:also|and|oh|btw|so|ok|okay|update|fyi|news|by the way|actually|big news)[,:!]?\s+)*"
+END_NAME = r"(?=\s*(?:$|[,.!;()]|-|\b(?:and|but|who|by the way|btw|here)\b))"
+ADJ = r"(?:(?:older|younger|little|big|baby|eldest|oldest|youngest|twin|new|\d+[- ]year[- ]old)\s+)?"
+REL = (r"(?P<rel>wife|husband|hubby|partner|spouse|boyfriend|girlfriend|fianc[ée]e?|son|daughter|kid|child|"
+       r"baby|mom|mum|mother|dad|father|brother|sister|sibling|twin|grandmother|grandma|granny|grandfather|"
+       r"grandpa|aunt|uncle|cousin|niece|nephew|stepson|stepdaughter|mother-in-law|father-in-law|"
+       r"dog|puppy|cat|kitten|rabbit|bunny|hamster|parrot|horse|turtle|tortoise|guinea pig|ferret|gecko)")
+NUMBER = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+|a couple of|several|no)"
+DIETS = (r"(?:vegetarian|vegan|pescatarian|pescetarian|keto|paleo|kosher|halal|gluten[- ]free|dairy[- ]free|"
+         r"plant[- ]based|flexitarian|carnivore)")
+CONDITIONS = (r"(?:type [12] diabetes|diabetes|asthma|epilepsy|c[o]?eliac disease|hypertension|"
+              r"high blood pressure|a heart condition|heart disease|adhd|autism|depression|anxiety|migraines|"
+              r"arthritis|cancer|crohn's(?: disease)?|ibs|a pacemaker|sleep apnea|ptsd|bipolar disorder|"
+              r"lupus|multiple sclerosis|hiv|copd)")
+AVAIL = (r"(?P<obj>(?:on|in|at|after|before|from|during|every|most|until|till|between|weekdays?|weekends?|"
+         r"mornings?|afternoons?|evenings?|nights?|today|tomorrow|tonight|this|next|mon|tue|wed|thu|fri|sat|"
+         r"sun|\d)\b[^,;!?]*)")
+SHIFTS = (r"(?P<obj>(?:the\s+)?(?:night|day|early|late|evening|morning|weekend|graveyard|double|split|"
+          r"rotating|12-hour|long)\s+shifts?|nights|weekends|(?:part|full)[- ]time|remotely|from home|"
+          r"(?:from\s+)?\d{1,2}(?::\d\d)?\s*(?:am|pm)?\s*(?:to|-|until)\s*\d{1,2}(?::\d\d)?\s*(?:am|pm)?|"
+          r"nine to five)")
+
+
+def name(group: str = "obj", digits: bool = False, any_case: bool = False) -> str:
+    """A capitalised name of up to four words (particles like "da" allowed inside).
+
+    ``any_case`` lets the first word be lower-case, for phrasings that announce a
+    name outright ("my name is sam").
+    """
+    word = ("[A-Z0-9]" if digits else "[A-Z]") + r"[\w'-]*"
+    first = r"[A-Za-z][\w'-]*" if any_case else word
+    return rf"(?-i:(?P<{group}>{first}(?:\s+(?:(?:de|da|do|dos|das|van|von|der|del|di|la|le)\s+)?{word}){{0,3}}))"
+
+
+# -- checks on a rule's cleaned object (or on another group, see Rule.check_group) ----
+
+Check = Callable[[str], bool]
+# "I work at night", "I work for a living" name a schedule, not an employer.
+NOT_EMPLOYERS = frozenset({"night", "nights", "home", "weekends", "the weekend", "a living", "the moment"})
+NOT_PLAYED = _words("with around along it them safe dumb nice fair hard by for a an games")
+SKILL_WORDS = TECH_SKILLS | LANGUAGES | {"first aid"}
+
+
+def is_occupation(role: str) -> bool:
+    words = role.lower().split()
+    if not words or len(words) > 4 or words[-1] in NON_OCCUPATIONS or words[0] in NON_OCCUPATIONS:
+        return False
+    return words[-1] in OCCUPATIONS or OCCUPATION_SUFFIX.search(words[-1]) is not None
+
+
+def topic_of(text: str) -> str | None:
+    """The preference topic named by the first lexicon word (or word pair) in ``text``."""
+    tokens = re.findall(r"[\w-]+", text.lower())
+    for i, token in enumerate(tokens):
+        for candidate in (f"{token}_{tokens[i + 1]}" if i + 1 < len(tokens) else "", token):
+            for topic, words in TOPIC_LEXICON.items():
+                if candidate in words:
+                    return topic
+    return None
+
+
+def relation_predicate(rel: str) -> str:
+    word = REL_ALIASES.get(rel.lower(), rel.lower())
+    prefix = "pet" if word in PETS else "family"
+    return f"{prefix}_{re.sub(r'[^a-z]+', '_', word).strip('_')}"
+
+
+def capitalised(obj: str) -> bool:
+    return re.sub(r"^the\s+", "", obj, flags=re.I)[:1].isupper()
+
+
+def one_of(words: frozenset[str]) -> Check:
+    return lambda obj: obj.lower() in words
+
+
+def first_word_not_in(words: frozenset[str]) -> Check:
+    return lambda obj: obj.split()[0].lower() not in words
+
+
+def plausible_age(obj: str) -> bool:
+    return obj.isdigit() and 1 <= int(obj) <= 120
+
+
+def dated(obj: str) -> bool:
+    return DATE_WORDS.search(obj) is not None and not obj.lower().startswith("birthday")
+
+
+DATE_WORDS = re.compile(
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|"
+    r"dec)[a-z]*\.?\s+\d|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
+    r"dec)[a-z]*\b|\b(?:tomorrow|tonight|yesterday|next\s+(?:week|month|year|weekend)|last\s+(?:week|month|"
+    r"year|weekend|night)|this\s+(?:week|weekend|month|evening|afternoon|morning)|in\s+\d+\s+(?:days|weeks|"
+    r"months))\b|\b\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|\b\d{4}-\d\d-\d\d\b|\b\d{1,2}/\d{1,2}\b", re.I)
+
+# -- the rule table ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One phrasing of one fact. ``predicate`` may hold {rel} / {topic}; "prefers_?" infers the topic."""
+
+    predicate: str
+    pattern: re.Pattern[str]
+    revision: bool = False
+    negated: bool = False
+    template: str | None = None
+    listy: bool = False  # the object may be a list ("shellfish, peanuts and eggs")
+    check: Check | None = None
+    check_group: str = "obj"  # the check reads this group instead of the cleaned object
+    first_person: bool = True
+    keep_time: bool = False  # time phrases are the point ("free on Tuesdays")
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_IDENTITY = (
+    Rule("name", _rx(r"\bmy\s+name(?:'s|\s+is)\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES)),
+    Rule("name", _rx(r"\b(?:call|calls)\s+me\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES)),
+    Rule("name", _rx(r"\bI\s+go\s+by\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES)),
+    Rule("name", _rx(IM + name() + END_NAME), check=first_word_not_in(NOT_NAMES)),
+    Rule("nationality", _rx(IM + r"(?P<obj>[a-z]+)(?=\s*(?:$|[,.!]|\band\b))"),
+         check=one_of(NATIONALITIES)),
+    Rule("hometown", _rx(IM + r"(?:originally\s+)?from\s+" + OBJ), check=capitalised),
+    Rule("hometown", _rx(I_ + r"(?:grew up|was born|was raised)\s+in\s+" + OBJ), check=capitalised),
+    Rule("age", _rx(IM + r"(?P<obj>\d{1,3})(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?=\s*(?:$|[,.!]|\band\b))"),
+         check=plausible_age),
+    Rule("age", _rx(I_ + r"turned\s+(?P<obj>\d{1,3})\b"), revision=True, check=plausible_age),
+    Rule("birthday", _rx(r"\bmy\s+birthday\s+is\s+(?:on\s+)?" + OBJ), keep_time=True),
+    Rule("birthday", _rx(I_ + r"was\s+born\s+on\s+" + OBJ), keep_time=True),
+    Rule("relationship_status", _rx(IM + r"(?P<obj>married|single|engaged|divorced|widowed|separated)\b")),
+    Rule("relationship_status", _rx(I_ + r"got\s+(?P<obj>married|engaged|divorced|separated)\b"), revision=True),
+)
+
+_HOME_AND_WORK = (
+    Rule("lives_in", _rx(WE + r"(?:moved|relocated)\s+(?:out\s+of|away\s+from)\s+" + OBJ), negated=True,
+         revision=True, check=capitalised),
+    Rule("lives_in", _rx(WE + r"(?:moved|relocated)\s+(?:from\s+[^,]+?\s+)?(?:back\s+)?(?:here\s+)?to\s+" + OBJ),
+         revision=True, check=capitalised),
+    # Plain past ("I lived in Paris") is history, not where the user lives now.
+    Rule("lives_in", _rx(r"(?:" + WE_HAVE + r"(?:been\s+living|been\s+residing|lived|resided)|(?:\b(?:I|we)|\band)\s+"
+                         + ADV + r"(?:live|reside))\s+in\s+" + OBJ)),
+    Rule("lives_in", _rx(WE + r"(?:bought|rented|found|got)\s+(?:an?|our)\s+(?:new\s+)?(?:house|home|flat|apartment|"
+                         r"place)\s+in\s+" + OBJ), revision=True, check=capitalised),
+    Rule("lives_in", _rx(r"\b(?:I|we)(?:'m|\s+am|m|'re|\s+are)\s+" + ADV + r"(?:based|living|settled|located)\s+"
+                         r"(?:in|out of)\s+" + OBJ)),
+    Rule("lives_in", _rx(IM + r"(?:" + name("who") + r",\s+)?an?\s+(?P<role>[a-z][a-z -]*?)\s+(?:based\s+|living\s+)?"
+                         r"(?:in|from)\s+" + name())),
+    Rule("works_at", _rx(I_ + r"(?:quit|left|lost)\s+my\s+(?:job|position|role)\s+(?:at|with)\s+" + OBJ),
+         negated=True, revision=True),
+    Rule("works_at", _rx(r"\bI\s+(?:was|got)\s+(?:laid off|fired|let go)\s+(?:from|by)\s+" + OBJ), negated=True,
+         revision=True),
+    Rule("works_at", _rx(I_ + r"resigned\s+from\s+" + OBJ), negated=True, revision=True),
+    Rule("works_at", _rx(I_ + r"(?:started|began|got|landed|accepted|took)\s+(?:a\s+)?(?:new\s+)?(?:job|position|"
+                         r"role|offer|work(?:ing)?)\s+(?:at|for|with)\s+" + OBJ), revision=True),
+    Rule("works_at", _rx(r"\bI(?:'ve|\s+have)?\s+" + ADV + r"joined\s+" + OBJ), revision=True, check=capitalised),
+    Rule("works_at", _rx(r"\bI\s+(?:was|got|have been|'ve been)\s+hired\s+(?:at|by)\s+" + OBJ), revision=True),
+    Rule("works_at", _rx(r"\b(?:I(?:'m|\s+am|m)?|and)\s+" + ADV + r"(?:work|working)\s+(?:at|for)\s+" + OBJ),
+         check=lambda o: o.lower() not in NOT_EMPLOYERS),
+    Rule("works_at", _rx(r"\bmy\s+(?:new\s+|current\s+)?(?:employer|company)\s+is\s+(?:now\s+)?" + OBJ)),
+    Rule("works_at", _rx(IM + r"an?\s+(?P<role>[a-z][a-z -]*?)\s+(?:at|for)\s+" + OBJ), check=is_occupation,
+         check_group="role"),
+    Rule("job_title", _rx(r"\bI(?:'m|\s+am|m)?\s+" + ADV + r"(?:work(?:ing)?(?:\s+(?:at|for)\s+[^,]*?)?|employed|"
+                          r"hired|started|joined\s+[^,]*?)\s+as\s+(?:an?\s+|the\s+)?" + ROLE)),
+    Rule("job_title", _rx(r"\bmy\s+(?:job(?:\s+title)?|role|position|profession|occupation)\s+is\s+(?:an?\s+)?"
+                          + ROLE)),
+    Rule("job_title", _rx(I_ + r"(?:became|got promoted to|was promoted to)\s+(?:an?\s+|the\s+)?" + ROLE),
+         revision=True),
+    Rule("job_title", _rx(IM + r"an?\s+" + ROLE), check=is_occupation),
+    Rule("job_title", _rx(IM + name("who") + r",\s+an?\s+" + ROLE), check=is_occupation),
+    Rule("work_schedule", _rx(I_ + r"work\s+" + SHIFTS), keep_time=True),
+)
+
+_PROJECTS = (
+    Rule("project_name", _rx(r"\bproject\s+(?:called|named|titled|codenamed)\s+" + name(digits=True))),
+    Rule("project_name", _rx(r"\b(?:the|my|our)\s+project(?:'s\s+name)?\s+(?:is|was|has been|got)\s+(?:now\s+)?"
+                             r"(?:been\s+)?(?:re)?(?:named|called)\s+(?:to\s+)?" + name(digits=True)), revision=True,
+         first_person=False),
+    Rule("project_name", _rx(r"\b(?:my|our)\s+(?:\w+\s+)?project(?:'s\s+name\s+is|\s+is\s+(?:called|named)|,)?\s+"
+                             + name(digits=True))),
+    Rule("project_name", _rx(r"(?:" + LEAD + r"|\bproject\s+)" + name("old", True) + r"\s+(?:is|was|has|got|'s)\s+"
+                             r"(?:now\s+)?(?:been\s+)?(?:re)?(?:named|called)\s+(?:to\s+)?" + name(digits=True)),
+         revision=True, first_person=False, check=lambda old: old.lower() not in NOT_NAMES, check_group="old"),
+    Rule("project_name", _rx(r"\b(?:I|we)\s+" + ADV + r"renamed\s+(?:the\s+project\s+|project\s+|it\s+)?(?:"
+                             + name("old", True) + r"\s+)?to\s+" + name(digits=True)), revision=True),
+    Rule("working_on", _rx(IM + r"(?:working on|leading|building|running|managing|developing|writing)\s+" + OBJ),
+         check=lambda o: re.search(r"\bproject\s+(?:called|named)\b", o, re.I) is None),
+)
+
+_HEALTH_AND_FOOD = (
+    Rule("allergy", _rx(IM + r"(?:severely\s+|very\s+|deathly\s+|highly\s+|mildly\s+)?allergic\s+to\s+" + LIST),
+         listy=True),
+    Rule("allergy", _rx(HAVE + r"(?:an?\s+)?(?:(?:severe|mild|serious|bad|deadly|life-threatening|slight)\s+)?"
+                        r"(?P<obj>[\w -]+?)\s+allerg(?:y|ies)\b")),
+    Rule("allergy", _rx(HAVE + r"(?:an?\s+)?allerg(?:y|ies)\s+to\s+" + LIST), listy=True),
+    Rule("allergy", _rx(r"\bmy\s+(?P<obj>[\w -]+?)\s+allerg(?:y|ies)\b")),
+    Rule("intolerance", _rx(IM + r"(?P<obj>\w+)\s+intolerant\b")),
+    Rule("intolerance", _rx(IM + r"intolerant\s+to\s+" + LIST), listy=True),
+    Rule("medical_condition", _rx(I_ + r"(?:have|suffer from|was diagnosed with|got diagnosed with|live with)\s+"
+                                  r"(?P<obj>" + CONDITIONS + r")\b")),
+    Rule("medical_condition", _rx(IM + r"(?P<obj>diabetic|epileptic|asthmatic|celiac|coeliac|pregnant|"
+                                  r"immunocompromised|deaf|blind|colou?r ?blind)\b"), template="{d} is {o}."),
+    Rule("medical_condition", _rx(I_ + r"(?:take|use|carry|need)\s+(?P<obj>insulin|blood thinners|warfarin|"
+                                  r"an? epipen|an? inhaler)\b"), template="{d} takes {o}."),
+    Rule("diet", _rx(IM + r"(?:an?\s+)?(?:strict\s+)?(?P<obj>" + DIETS + r")\b")),
+    Rule("diet", _rx(I_ + r"(?:went|have gone|'ve gone|turned|became|switched to)\s+(?P<obj>" + DIETS + r")\b"),
+         revision=True),
+    Rule("diet", _rx(r"\bI(?:'m|\s+am|m)?\s+(?:on|following|doing)\s+an?\s+(?P<obj>[\w -]+?)\s+diet\b"),
+         template="{d} follows {ao} diet."),
+    Rule("avoids_food", _rx(I_ + r"(?:don't|do not|never|can't|cannot|can not)\s+eat\s+" + LIST), listy=True),
+    Rule("prefers_food", _rx(r"\bI\s+(?:mostly|mainly|usually)\s+eat\s+" + OBJ)),
+    Rule("eats", _rx(I_ + r"eat\s+" + LIST), listy=True),
+)
+
+_PREFERENCES = (
+    Rule("prefers_{topic}", _rx(r"\bmy\s+(?:absolute\s+|all[- ]time\s+|current\s+|new\s+)?favou?rite\s+"
+                                r"(?P<topic>[\w -]+?)\s+(?:is|are|has to be|would be)\s+(?:now\s+)?" + OBJ),
+         template=FAVOURITE),
+    Rule("prefers_{topic}", _rx(LEAD + r"(?P<obj>[\w' -]+?)\s+(?:is|are)\s+(?:now\s+)?(?:still\s+)?my\s+(?:new\s+)?"
+                                r"(?:absolute\s+)?favou?rite\s+(?P<topic>[\w-]+)"), template=FAVOURITE),
+    Rule("prefers_drink", _rx(I_ + r"(?:drink|sip|have)\s+" + OBJ), check=lambda o: topic_of(o) == "drink"),
+    Rule("prefers_?", _rx(r"\bI(?:'ve|\s+have)?\s+" + ADV + r"(?:switched|changed|moved|gone over)\s+"
+                          r"(?:from\s+[\w -]+?\s+)?to\s+" + OBJ), revision=True,
+         check=lambda o: topic_of(o) is not None),
+    Rule("prefers_?", _rx(I_ + r"(?:prefer|favou?r)\s+" + OBJ)),
+    Rule("prefers_drink", _rx(I_ + r"(?:gave up|quit|cut out)\s+" + OBJ), negated=True, revision=True,
+         check=lambda o: topic_of(o) == "drink"),
+    Rule("prefers_?", _rx(IM + r"(?:more\s+of\s+)?an?\s+(?:big\s+|huge\s+)?(?P<obj>[\w-]+)\s+"
+                          r"(?:person|drinker|lover)\b"),
+         check=lambda o: topic_of(o) is not None),
+    Rule("likes", _rx(I_ + r"(?P<verb>love|like|enjoy|adore|dig)\s+" + LIST), listy=True),
+    Rule("likes", _rx(IM_OR_BEEN + r"(?:(?:a\s+)?(?:big|huge|great|massive)?\s*fan\s+of|into|passionate about|"
+                      r"obsessed with|crazy about)\s+" + LIST), listy=True),
+    Rule("dislikes", _rx(I_ + r"(?P<verb>hate|dislike|detest|loathe|despise|can't stand|cannot stand|"
+                         r"can not stand|don't like|do not like|don't enjoy|can't bear)\s+" + LIST), listy=True),
+    Rule("dislikes", _rx(IM + r"not\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of\s+" + LIST), listy=True),
+)
+
+_TIME_HOBBIES_SKILLS = (
+    Rule("unavailable", _rx(IM + r"(?:not|never)\s+(?:free|available|reachable|around)\s+" + AVAIL), keep_time=True),
+    Rule("unavailable", _rx(IM + r"(?:busy|unavailable)\s+" + AVAIL), keep_time=True),
+    Rule("availability", _rx(IM + r"(?:free|available)\s+" + AVAIL), keep_time=True),
+    Rule("hobby", _rx(r"\bmy\s+(?:main\s+|favou?rite\s+|big\s+)?hobb(?:y|ies)\s+(?:is|are|include|includes)\s+"
+                      + LIST), listy=True),
+    Rule("hobby", _rx(I_ + r"play\s+(?P<obj>[\w -]+)"), listy=True, check=first_word_not_in(NOT_PLAYED),
+         template="{d} plays {o}."),
+    Rule("hobby", _rx(I_ + r"go\s+(?P<obj>\w+ing)\b"), template="{d} goes {o}."),
+    Rule("hobby", _rx(I_ + r"(?:practi[cs]e|do)\s+(?P<obj>yoga|pilates|karate|judo|jiu[- ]jitsu|taekwondo|"
+                      r"crossfit|meditation|martial arts|boxing|kickboxing|tai chi|ballet|climbing|archery|"
+                      r"fencing)\b"), template="{d} practises {o}."),
+    Rule("speaks_language", _rx(I_ + r"(?:can\s+)?speak\s+(?:some\s+|a\s+little\s+|fluent\s+|basic\s+)?" + LIST),
+         listy=True, check=one_of(LANGUAGES)),
+    Rule("speaks_language", _rx(IM + r"(?:fluent|conversational|proficient)\s+in\s+" + LIST), listy=True,
+         check=one_of(LANGUAGES)),
+    Rule("speaks_language", _rx(IM + r"an?\s+native\s+(?P<obj>\w+)\s+speaker"), check=one_of(LANGUAGES)),
+    Rule("skill", _rx(I_ + r"know\s+" + LIST), listy=True,
+         check=lambda o: o.lower().startswith("how to ") or o.lower() in SKILL_WORDS),
+    Rule("skill", _rx(I_ + r"can\s+(?P<obj>(?:code|program)\s+in\s+[^,;!?]+|cook|bake|swim|drive|ski|surf|sew|"
+                      r"knit|dance|sing|paint|draw|juggle|skate|code|program|play\s+[^,;!?]+)"),
+         template="{d} can {o}."),
+    Rule("skill", _rx(IM + r"(?:very\s+|really\s+|pretty\s+|quite\s+)?(?:good|great|skilled|experienced|an expert|"
+                      r"expert|proficient)\s+(?:at|in|with)\s+" + LIST), listy=True, template="{d} is good at {o}."),
+    Rule("learning", _rx(IM + r"learning\s+(?P<obj>to\s+[^,;!?]+|[^,;!?]+)")),
+    Rule("fears", _rx(IM_OR_BEEN + r"(?:afraid|scared|terrified|frightened)\s+of\s+" + LIST), listy=True),
+    Rule("goal", _rx(r"\bmy\s+(?:main\s+|big\s+)?goal\s+(?:is|for this year is)\s+" + OBJ)),
+    Rule("goal", _rx(IM + r"(?P<obj>(?:training|saving(?:\s+up)?)\s+for\s+[^,;!?]+)"), template="{d} is {o}."),
+    Rule("plan", _rx(I_ + r"have\s+(?P<obj>(?:an?|my)\s+[\w' -]+?\s+(?:on|next|this|tomorrow|tonight|at|in)\b"
+                     r"[^,;!?]*)"), keep_time=True, check=dated),
+    Rule("plan", _rx(IM + r"(?P<obj>(?:going|flying|travel(?:l)?ing|heading|driving|moving)\s+to\s+[^,;!?]+)"),
+         keep_time=True, check=dated, template="{d} is {o}."),
+    Rule("plan", _rx(r"\bmy\s+(?P<obj>[\w' -]+?\s+is\s+(?:on|at|next|this|tomorrow|in)\b[^,;!?]*)"),
+         keep_time=True, check=dated, template="{p} {o}."),
+)
+
+_FAMILY_AND_PETS = (
+    Rule("{rel}", _rx(r"\bmy\s+" + ADJ + REL + r"(?:'s\s+name\s+is|\s+is\s+(?:called|named)|,)?\s+" + name()
+                      + r"\b"), template="{p} {rel} is named {o}."),
+    Rule("{rel}", _rx(r"\bmy\s+" + ADJ + REL + r"(?:,?\s+" + name("who") + r",?)?\s+(?P<obj>(?:is|was|lives|works|"
+                      r"has|got|just|recently|loves|likes|hates|plays|studies|goes|can't|cannot|doesn't|turned|"
+                      r"turns)\b[^,;!?]*)"), template="{p} {rel} {o}."),
+    Rule("{rel}", _rx(HAVE + r"(?:an?|one)\s+" + ADJ + REL + r"\s+(?:named|called)\s+" + name()),
+         template="{p} {rel} is named {o}."),
+    Rule("{rel}", _rx(HAVE + r"(?P<obj>(?:an?|one)\s+" + ADJ + REL + r")\b(?!\s+(?:named|called))"),
+         template="{d} has {o}."),
+    Rule("{rel}_count", _rx(r"(?:" + HAVE + r"|\bwith\s+)(?P<obj>" + NUMBER + r"\s+" + ADJ
+                            + r"(?P<rel>kids|children|sons|daughters|"
+                            r"brothers|sisters|siblings|grandchildren|grandkids|dogs|cats|pets))\b"),
+         template="{d} has {o}."),
+)
+
+RULES: tuple[Rule, ...] = (_IDENTITY + _HOME_AND_WORK + _PROJECTS + _HEALTH_AND_FOOD + _PREFERENCES
+                           + _TIME_HOBBIES_SKILLS + _FAMILY_AND_PETS)

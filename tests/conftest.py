@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fakes import ScriptedLLM, counter_ids  # noqa: E402
+
+from engram_core.adapters.clock import FixedClock  # noqa: E402
+from engram_core.adapters.sqlite_store import SqliteStore  # noqa: E402
+from engram_core.config import EngineConfig  # noqa: E402
+from engram_core.engine import Engine  # noqa: E402
+
+START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock(START)
+
+
+def make_engine(clock: FixedClock, llm=None, path: str = ":memory:", config: EngineConfig | None = None,  # noqa: ANN001
+                embedder=None, new_id=None) -> Engine:  # noqa: ANN001
+    from engram_core.adapters.hashing import HashingEmbedder
+    from engram_core.adapters.offline_llm import OfflineLLM
+    from engram_core.adapters.tokens import ConservativeTokenCounter
+
+    return Engine(SqliteStore(path), embedder=embedder or HashingEmbedder(), llm=llm or OfflineLLM(),
+                  tokens=ConservativeTokenCounter(), clock=clock, config=config, new_id=new_id or counter_ids())
+
+
+@pytest.fixture
+def engine(clock: FixedClock) -> Engine:
+    eng = make_engine(clock)
+    yield eng
+    eng.close()
+
+
+@pytest.fixture
+def scripted() -> ScriptedLLM:
+    return ScriptedLLM()

@@ -1,0 +1,128 @@
+"""Recall: budget, breakdown, veto, reinforcement, decay, as-of."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import timedelta
+
+from engram_core.adapters.tokens import ConservativeTokenCounter
+from engram_core.config import EngineConfig
+from engram_core.model import MemoryStatus
+
+from conftest import make_engine
+from fakes import ScriptedLLM, assessment, fact
+
+TEXTS = [
+    "I went sailing around the bay with my brother on Saturday",
+    "My favourite pastry shop sells the best custard tarts",
+    "The quarterly report for the marine survey is due on Friday",
+    "We adopted a grey cat called Nimbus last spring",
+    "I started learning the cello two months ago",
+    "The ferry to the island leaves at seven every morning",
+]
+
+
+def filled(clock, config: EngineConfig | None = None):  # noqa: ANN001, ANN202
+    engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.6)), config=config)
+    for text in TEXTS:
+        engine.observe(text)
+    return engine
+
+
+def test_recall_stays_under_budget_with_a_breakdown(clock) -> None:  # noqa: ANN001
+    engine = filled(clock)
+    for budget in (1, 20, 40, 80, 1000):
+        result = engine.recall("sailing trip with my brother", budget, reinforce=False)
+        assert result.tokens_used <= budget
+        assert ConservativeTokenCounter().count(result.render()) <= max(budget, 0) or not result.items
+    result = engine.recall("sailing trip with my brother", 1000, reinforce=False)
+    top = result.items[0]
+    assert "sailing" in top.text
+    assert top.score.similarity > 0 and top.score.lexical == 1.0 and top.score.retention == 1.0
+    assert top.source_message_ids and top.tokens > 0
+    assert result.render().startswith("<memories") and top.text in result.render()
+
+
+def test_only_packed_memories_are_reinforced(clock) -> None:  # noqa: ANN001
+    engine = filled(clock)
+    before = {m.id: m.stability_hours for m in engine.memories()}
+    result = engine.recall("cello lessons", 70)
+    packed = {i.memory_id for i in result.items}
+    assert packed and len(packed) < len(before)
+    for m in engine.memories():
+        if m.id in packed:
+            assert m.stability_hours == min(1.6 * before[m.id] + 12, EngineConfig().max_stability_hours)
+            assert m.access_count == 1 and m.last_accessed_at == clock.now()
+        else:
+            assert m.stability_hours == before[m.id] and m.access_count == 0
+    assert {e.memory_id for e in result.events} == packed
+
+
+def test_faded_memories_leave_recall_and_critical_ones_stay(clock) -> None:  # noqa: ANN001
+    allergy = fact("user", "allergy", "shellfish", "The user is allergic to shellfish.", critical=True,
+                   importance=0.95, cardinality="many")
+    llm = ScriptedLLM(assess={"I'm allergic to shellfish": assessment(0.95, allergy),
+                              "I had a sandwich": assessment(0.4)})
+    engine = make_engine(clock, llm)
+    engine.observe("I'm allergic to shellfish")
+    engine.observe("I had a sandwich")
+    clock.advance(timedelta(days=400))
+    texts = [i.text for i in engine.recall("allergic shellfish sandwich food", 500, reinforce=False).items]
+    assert "The user is allergic to shellfish." in texts
+    assert not any("sandwich" in t for t in texts)
+    decayed = engine.sweep()
+    assert {engine.get_memory(e.memory_id).text for e in decayed} >= {"I had a sandwich"}
+    critical = [m for m in engine.memories() if m.critical]
+    assert critical and all(m.status is MemoryStatus.ACTIVE for m in critical)
+
+
+def test_forgetting_off_keeps_everything_recallable(clock) -> None:  # noqa: ANN001
+    engine = filled(clock, EngineConfig(forgetting=False))
+    clock.advance(timedelta(days=3650))
+    assert engine.sweep() == ()
+    assert engine.recall("cat called Nimbus", 200, reinforce=False).items
+
+
+def other_ids(prefix: str, numbers=itertools.count(1)) -> str:  # noqa: ANN001, B008 - one shared counter
+    return f"{prefix}_other{next(numbers)}"
+
+
+def test_retrieval_veto_keeps_newest_single_value(clock) -> None:  # noqa: ANN001
+    """Two current values can only arrive by import; recall still shows one."""
+    engine = make_engine(clock, ScriptedLLM(assess={"I live in Lisbon": assessment(
+        0.8, fact("user", "lives_in", "Lisbon", "The user lives in Lisbon."))}))
+    engine.observe("I live in Lisbon")
+    lines = list(engine.export_lines())
+    other = make_engine(clock, ScriptedLLM(assess={"I live in Porto": assessment(
+        0.8, fact("user", "lives_in", "Porto", "The user lives in Porto."))}), new_id=other_ids)
+    clock.advance(timedelta(days=2))
+    other.observe("I live in Porto")
+    other.import_lines(lines)
+    assert len(other.beliefs()) == 2
+    texts = [i.text for i in other.recall("where does the user live", 500, reinforce=False).items]
+    assert "The user lives in Porto." in texts and "The user lives in Lisbon." not in texts
+
+
+def test_as_of_recall_sees_the_past_without_writing(clock) -> None:  # noqa: ANN001
+    llm = ScriptedLLM(assess={
+        "I live in Lisbon.": assessment(0.8, fact("user", "lives_in", "Lisbon", "The user lives in Lisbon.")),
+        "I moved to Ponta Delgada.": assessment(0.8, fact("user", "lives_in", "Ponta Delgada",
+                                                         "The user lives in Ponta Delgada.")),
+    })
+    engine = make_engine(clock, llm)
+    engine.observe("I live in Lisbon.")
+    before_move = clock.now() + timedelta(days=1)
+    clock.advance(timedelta(days=21))
+    engine.observe("I moved to Ponta Delgada.")
+    events_before = len(engine.events())
+    past = engine.recall("where do I live", 300, as_of=before_move)
+    now = engine.recall("where do I live", 300, reinforce=False)
+    assert "Lisbon" in past.render() and "Ponta Delgada" not in past.render()
+    assert "Ponta Delgada" in now.render() and "Lisbon" not in now.render()
+    assert len(engine.events()) == events_before
+
+
+def test_recall_on_an_empty_store(clock) -> None:  # noqa: ANN001
+    engine = make_engine(clock, ScriptedLLM())
+    result = engine.recall("anything", 100)
+    assert result.items == () and result.tokens_used == 0 and result.render() == ""

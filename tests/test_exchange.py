@@ -1,0 +1,80 @@
+"""Export / import: lossless round trip (property-tested), all-or-nothing on bad files."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engram_core.errors import ImportFormatError
+
+from conftest import make_engine
+from fakes import ScriptedLLM, assessment, fact
+
+words = st.sampled_from(["Lisbon", "Porto", "jazz", "tea", "coffee", "ECHO", "ABYSS", "cello", "Nimbus", "ferry"])
+predicates = st.sampled_from(["lives_in", "likes", "project_name", "drinks"])
+steps = st.lists(st.tuples(predicates, words, st.floats(0, 1), st.integers(0, 200)), min_size=1, max_size=12)
+
+
+def _engine_from(clock, plan):  # noqa: ANN001, ANN202
+    answers = {}
+    for i, (predicate, obj, importance, _) in enumerate(plan):
+        cardinality = "many" if predicate == "likes" else "one"
+        answers[f"message {i} says {obj}"] = assessment(round(importance, 3), fact(
+            "user", predicate, obj, f"The user {predicate} {obj}.", cardinality=cardinality))
+    engine = make_engine(clock, ScriptedLLM(assess=answers))
+    for i, (_, obj, _, hours) in enumerate(plan):
+        engine.observe(f"message {i} says {obj}", session_id=f"s{i % 3}")
+        clock.advance(timedelta(hours=hours))
+    engine.recall("where and what", 120)
+    return engine
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps)
+def test_round_trip_is_lossless(clock, plan) -> None:  # noqa: ANN001
+    source = _engine_from(clock, plan)
+    exported = list(source.export_lines())
+    target = make_engine(clock, ScriptedLLM())
+    target.import_lines(exported)
+    assert list(target.export_lines()) == exported
+    assert [b.id for b in target.beliefs()] == [b.id for b in source.beliefs()]
+    query = "where does the user live"
+    assert [i.memory_id for i in target.recall(query, 200, reinforce=False).items] == \
+           [i.memory_id for i in source.recall(query, 200, reinforce=False).items]
+
+
+def test_export_starts_with_a_versioned_header(clock) -> None:  # noqa: ANN001
+    header = json.loads(next(_engine_from(clock, [("likes", "tea", 0.6, 1)]).export_lines()))
+    assert header["format"] == "engram-export" and header["version"] == 1 and header["schema"] >= 1
+
+
+@pytest.mark.parametrize("corrupt, message", [
+    (lambda lines: [], "empty"),
+    (lambda lines: ['{"type": "header"}'] + lines[1:], "header"),
+    (lambda lines: lines + ["not json"], "not JSON"),
+    (lambda lines: lines + ['{"type": "spaceship", "id": "x"}'], "unknown record type"),
+    (lambda lines: lines[:1] + [lines[1].replace('"text"', '"txet"')] + lines[2:], "line 2"),
+    (lambda lines: lines[:1] + [lines[1].replace('"occurred_at": "', '"occurred_at": "yesterday')] + lines[2:], "line 2"),
+    (lambda lines: [lines[0].replace('"version": 1', '"version": 99')] + lines[1:], "newer"),
+])
+def test_malformed_import_changes_nothing(clock, corrupt, message: str) -> None:  # noqa: ANN001
+    lines = list(_engine_from(clock, [("lives_in", "Lisbon", 0.8, 1), ("likes", "tea", 0.6, 1)]).export_lines())
+    target = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.7)))
+    target.observe("something already here")
+    before = list(target.export_lines())
+    with pytest.raises(ImportFormatError, match=message):
+        target.import_lines(corrupt(lines))
+    assert list(target.export_lines()) == before
+
+
+def test_import_of_existing_ids_is_refused_whole(clock) -> None:  # noqa: ANN001
+    engine = _engine_from(clock, [("lives_in", "Lisbon", 0.8, 1)])
+    lines = list(engine.export_lines())
+    before = list(engine.export_lines())
+    with pytest.raises(ImportFormatError, match="already exists"):
+        engine.import_lines(lines)
+    assert list(engine.export_lines()) == before

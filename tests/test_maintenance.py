@@ -1,0 +1,129 @@
+"""Sleep cycle, session consolidation, dreaming, forget and purge."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from engram_core.errors import NotFoundError, ValidationError
+from engram_core.model import EventKind, MemoryKind, MemoryStatus
+
+from conftest import make_engine
+from fakes import ScriptedLLM, assessment
+
+
+def chatty(clock, path: str = ":memory:", **llm_kwargs):  # noqa: ANN001, ANN003, ANN202
+    engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.4), **llm_kwargs), path=path)
+    for day in range(3):
+        for n in range(4):
+            engine.observe(f"day {day} small talk number {n} about the weather", session_id=f"s{day}")
+        clock.advance(timedelta(days=1))
+    return engine
+
+
+def test_sleep_turns_faded_groups_into_gists_and_archives_originals(clock) -> None:  # noqa: ANN001
+    engine = chatty(clock)
+    clock.advance(timedelta(days=60))
+    result = engine.sleep()
+    gists = [m for m in result.memories if m.kind is MemoryKind.GIST]
+    assert len(gists) == 3
+    archived = engine.memories(status=["archived"], limit=1000)
+    assert len(archived) == 12 and {m.superseded_by for m in archived} == {g.id for g in gists}
+    assert all(len(g.provenance) == 4 for g in gists)
+    kinds = [e.kind for e in result.events]
+    assert kinds.count(EventKind.DECAYED) == 12 and kinds.count(EventKind.ARCHIVED) == 12
+    assert engine.recall("weather small talk", 500, reinforce=False).items[0].kind is MemoryKind.GIST
+
+
+def test_sleep_with_an_unusable_gist_archives_nothing(clock) -> None:  # noqa: ANN001
+    engine = chatty(clock, summarise=lambda texts: "no json here")
+    clock.advance(timedelta(days=60))
+    result = engine.sleep()
+    assert not [m for m in result.memories if m.kind is MemoryKind.GIST]
+    assert engine.memories(status=["archived"]) == []
+    assert EventKind.FALLBACK in [e.kind for e in result.events]
+
+
+def test_storage_levels_off_over_repeated_sleep(clock) -> None:  # noqa: ANN001
+    engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.4)))
+    active = []
+    for day in range(240):
+        for n in range(3):
+            engine.observe(f"day {day} chat {n}", session_id=f"d{day}")
+        if day % 7 == 0:
+            engine.sleep()
+        active.append(len(engine.memories(status=["active"], limit=100_000)))
+        clock.advance(timedelta(days=1))
+    total = sum(engine.store.count_memories().values())
+    assert max(active[180:]) <= max(active[120:180]) + 3  # bounded, not growing with days
+    assert active[-1] < 0.25 * total
+
+
+def test_consolidate_session_writes_through_adjudication(clock) -> None:  # noqa: ANN001
+    from engram_core.adapters.offline_llm import OfflineLLM
+
+    engine = make_engine(clock, OfflineLLM())
+    engine.observe("I live in Lisbon.", session_id="s1")
+    result = engine.consolidate("s1")
+    assert EventKind.CONSOLIDATED in [e.kind for e in result.events]
+    assert EventKind.DISCARDED in [e.kind for e in result.events]  # already known from the live write
+    with pytest.raises(NotFoundError):
+        engine.consolidate("nope")
+
+
+def _dream_llm(clock):  # noqa: ANN001, ANN202
+    def propose(memories):  # noqa: ANN001, ANN202
+        ids = [m[0] for m in memories]
+        return json.dumps({"actions": [
+            {"action": "forget", "ids": [ids[0]], "reason": "trivial"},
+            {"action": "forget", "ids": ["mem_hallucinated"], "reason": "made up"},
+            {"action": "reimportance", "ids": [ids[1]], "importance": 0.95},
+        ]})
+    return make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.6), dream=propose))
+
+
+def test_dream_proposes_validates_and_applies_only_approved(clock) -> None:  # noqa: ANN001
+    engine = _dream_llm(clock)
+    a = engine.observe("first memory here").memories[0]
+    b = engine.observe("second memory here").memories[0]
+    proposal = engine.dream()
+    assert len(proposal.actions) == 2 and any("mem_hallucinated" in r for r in proposal.rejected)
+    assert engine.get_memory(a.id).status is MemoryStatus.ACTIVE  # nothing applied yet
+    events = engine.dream_apply(proposal.id, ["a2", "a9"])
+    assert [e.kind for e in events] == [EventKind.DREAM_APPLIED, EventKind.DREAM_REJECTED]
+    assert engine.get_memory(b.id).importance == 0.95
+    assert engine.get_memory(a.id).status is MemoryStatus.ACTIVE
+    with pytest.raises(ValidationError):
+        engine.dream_apply(proposal.id, ["a1"])
+    with pytest.raises(NotFoundError):
+        engine.dream_apply("drm_missing", ["a1"])
+
+
+def test_soft_forget_keeps_audit_and_leaves_recall(clock) -> None:  # noqa: ANN001
+    engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.7)))
+    memory = engine.observe("my locker code is 4312").memories[0]
+    events = engine.forget(memory.id)
+    assert events[0].kind is EventKind.FORGOTTEN
+    assert engine.get_memory(memory.id).status is MemoryStatus.DELETED
+    assert not engine.recall("locker code", 200).items
+    with pytest.raises(NotFoundError):
+        engine.forget("mem_nope")
+
+
+def test_purge_removes_text_everywhere_on_disk(clock, tmp_path: Path) -> None:  # noqa: ANN001
+    from engram_core.adapters.offline_llm import OfflineLLM
+
+    path = tmp_path / "t.sqlite"
+    engine = make_engine(clock, OfflineLLM(), path=str(path))
+    result = engine.observe("I'm allergic to Zyrtecillin, please remember that.")
+    for memory in result.memories:
+        engine.forget(memory.id, purge=True)
+    engine.close()
+    blob = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert b"Zyrtecillin" not in blob and b"zyrtecillin" not in blob
+    reopened = make_engine(clock, OfflineLLM(), path=str(path))
+    assert reopened.memories() == [] and "Zyrtecillin" not in "\n".join(reopened.export_lines())
+    assert [e.kind for e in reopened.events()][-1] is EventKind.PURGED

@@ -1,0 +1,74 @@
+"""SQLite store: numbered migrations, schema version, refusal to downgrade, concurrent writers."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from engram_core.adapters.sqlite_store import LATEST_SCHEMA, SqliteStore, _migrations
+from engram_core.errors import SchemaTooNewError, StoreError
+
+
+def test_migrations_are_numbered_from_one_without_gaps() -> None:
+    numbers = [n for n, _ in _migrations()]
+    assert numbers == list(range(1, len(numbers) + 1)) and LATEST_SCHEMA == numbers[-1]
+
+
+def test_fresh_store_is_at_latest_schema(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "a.sqlite")
+    assert store.schema_version() == LATEST_SCHEMA
+    tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"memories", "messages", "beliefs", "events", "meta", "memories_fts"} <= tables
+    store.close()
+    assert SqliteStore(tmp_path / "a.sqlite").schema_version() == LATEST_SCHEMA  # reopening is a no-op
+
+
+def test_store_from_a_newer_engram_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "new.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {LATEST_SCHEMA + 1}")
+    conn.close()
+    with pytest.raises(SchemaTooNewError, match="newer"):
+        SqliteStore(path)
+
+
+def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "junk.sqlite"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="not a readable Engram store"):
+        SqliteStore(path)
+
+
+def _writer(path: str, worker: int, count: int) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from conftest import START, make_engine  # noqa: PLC0415
+    from engram_core.adapters.clock import FixedClock
+    from fakes import ScriptedLLM, assessment
+
+    from engram_core.runtime import random_id
+
+    engine = make_engine(FixedClock(START), ScriptedLLM(assess=lambda t: assessment(0.7)), path=path,
+                         new_id=random_id)
+    for n in range(count):
+        engine.observe(f"worker {worker} note {n}", message_id=f"w{worker}-{n}")
+    engine.close()
+
+
+def test_concurrent_processes_do_not_corrupt_the_store(tmp_path: Path) -> None:
+    path = str(tmp_path / "shared.sqlite")
+    SqliteStore(path).close()
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(path, w, 25)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0, 0, 0]
+    store = SqliteStore(path)
+    assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert len(store.messages()) == 100 and sum(store.count_memories().values()) == 100
