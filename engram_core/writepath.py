@@ -108,7 +108,7 @@ def adjudicate(rt: Runtime, draft: FactDraft, vector: np.ndarray) -> tuple[dict[
     rest = [b for b, _ in candidates if b.id not in verdicts]
     if rest:
         verdicts.update(parse_verdicts(rt.llm.adjudicate(draft, rest), [b.id for b in rest]))
-    path = "semantic" if not rest else "llm"
+    path = "llm" if rest else "semantic" if candidates else "new"
     return verdicts, {b.id: b for b, _ in candidates}, path
 
 

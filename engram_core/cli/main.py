@@ -278,11 +278,14 @@ def clock_advance(ctx: Context, duration: str) -> None:
 
 
 def _register_more() -> None:
+    from engram_core.cli.bench import bench, register_suites
     from engram_core.cli.chat import chat
     from engram_core.cli.ingest import ingest
 
     cli.add_command(chat)
     cli.add_command(ingest)
+    register_suites()
+    cli.add_command(bench)
 
 
 _register_more()

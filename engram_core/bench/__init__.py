@@ -1,0 +1,1 @@
+"""Benchmark suites for ``engram bench``; each module exposes a click ``command``."""

@@ -1,0 +1,21 @@
+"""``engram bench``: measured figures, printed as tables (never asserted in unit tests)."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.group()
+def bench() -> None:
+    """Benchmarks: run offline and deterministically; each prints a table of measured figures."""
+
+
+def register_suites() -> None:
+    """Each suite lives in its own module and adds itself to the group here."""
+    from importlib import import_module
+
+    for name in SUITES:
+        bench.add_command(import_module(f"engram_core.bench.{name}").command)
+
+
+SUITES: list[str] = []
