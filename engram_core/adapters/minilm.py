@@ -160,7 +160,7 @@ def _load_model(model_dir: Path) -> _Model:
 
 
 def _cached_model(model_dir: Path) -> _Model:
-    """Loading costs ~0.3 s and 90 MB; do it once per process and directory."""
+    """Loading costs ~0.2 s and 90 MB; do it once per process and directory."""
     with _CACHE_LOCK:
         model = _CACHE.get(model_dir)
         if model is None:

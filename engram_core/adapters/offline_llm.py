@@ -12,7 +12,7 @@ from dataclasses import asdict
 from datetime import datetime
 from enum import Enum
 
-from engram_core import heuristics
+from engram_core import heuristics, heuristics_judge
 from engram_core.model import Belief, FactDraft
 
 # Speakers whose words are not facts about a person.
@@ -43,17 +43,17 @@ class OfflineLLM:
     def assess(self, text: str, speaker: str, occurred_at: datetime) -> str:
         who = subject_for(speaker)
         facts = heuristics.extract_facts(text, *who) if who else ()
-        importance = heuristics.score_importance(text)
+        importance = heuristics_judge.score_importance(text)
         return json.dumps({"importance": importance, "facts": [draft_to_json(f) for f in facts]})
 
     def adjudicate(self, new_fact: FactDraft, candidates: Sequence[Belief]) -> str:
         return json.dumps(heuristics.adjudicate(new_fact, candidates))
 
     def summarise(self, texts: Sequence[str]) -> str:
-        return json.dumps({"gist": heuristics.summarise(texts)})
+        return json.dumps({"gist": heuristics_judge.summarise(texts)})
 
     def propose_dream(self, memories: Sequence[tuple[str, str, float]]) -> str:
-        return json.dumps(heuristics.propose_dream(memories))
+        return json.dumps(heuristics_judge.propose_dream(memories))
 
     def reply(self, message: str, memory_block: str) -> str:
-        return heuristics.offline_reply(message, memory_block)
+        return heuristics_judge.offline_reply(message, memory_block)

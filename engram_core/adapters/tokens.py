@@ -1,9 +1,10 @@
 """A fast token counter that never under-counts Qwen's tokenizer.
 
 The budget packer promises a hard token budget, so an estimate that runs low
-breaks that promise while one that runs high only wastes a little room. Loading
-Qwen's real 151k-entry vocabulary costs ~0.5 s and a dependency on every cold
-start; this counter is pure ``re`` and within ~1.3x on English prose.
+breaks that promise while one that runs high only wastes a little room. The
+real tokenizer would add tiktoken and a 2.5 MB vocabulary to every deployment
+and ~0.2 s to every cold start; this counter is pure ``re``, faster than the
+real thing, and within ~1.3x of it on English prose.
 
 How it works. Qwen2/2.5/3 split text with one regex before byte-level BPE, and
 BPE never merges across those pieces; so we split with the same regex
@@ -72,6 +73,7 @@ _ONE_TOKEN_SYMBOLS = frozenset(
 )
 # The two GB2312 level-1 characters that Qwen's vocabulary splits in two.
 _LEVEL1_SPLIT = frozenset("硷矽")
+_CONTRACTIONS = frozenset({"'s", "'t", "'re", "'ve", "'m", "'ll", "'d"})
 
 
 def _gb2312_row_chars(first_rows: range) -> frozenset[str]:
@@ -130,12 +132,10 @@ def _segment_cost(segment: str) -> float:
 
 
 def _leading_space_cost(body: str) -> float:
-    """A space before a word rides in the word's token; before anything else
-    it may not."""
+    """Measured: a space rides in the next token before an ASCII word or
+    punctuation (" the", " ("), but not reliably before hanzi or accented letters."""
     first = body[0]
-    if first.isalpha():
-        return 0.0 if first.isascii() else 1.0
-    return 0.0  # " (", " \"", " -": measured, the pair is almost always one token
+    return 1.0 if first.isalpha() and not first.isascii() else 0.0
 
 
 @lru_cache(maxsize=1 << 16)
@@ -143,8 +143,8 @@ def _piece_cost(piece: str) -> float:
     """Cached: a conversation repeats its pieces (" the", ",", " I") endlessly."""
     if piece.isspace():
         return 1.0 + (len(piece) - 1) * _PER_EXTRA_SPACE
-    if piece[0] == "'" and len(piece) <= 3 and piece.isascii() and piece[1:].isalpha():
-        return 1.0 if piece.islower() else 2.0  # contractions: 's 't 're 've 'm 'll 'd
+    if piece[0] == "'" and piece.lower() in _CONTRACTIONS:
+        return 1.0 if piece.islower() else 2.0
     if len(piece) == 1 and piece.isdigit():
         return 1.0 if piece.isascii() else _char_cost(piece)
     cost, body = 0.0, piece

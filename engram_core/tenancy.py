@@ -1,0 +1,77 @@
+"""Tenants: one store per tenant, reached only through ``TenantStores.run``.
+
+A caller never opens another tenant's store: the tenant id comes from its
+credentials, and every operation runs against exactly that tenant's store.
+``run`` takes the operation as a callable so that a store backed by immutable
+snapshot generations can re-apply it after losing a commit race.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+from engram_core.errors import ValidationError
+
+T = TypeVar("T")
+_TENANT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def check_tenant_id(tenant: str) -> str:
+    """Tenant ids become path segments and object-key prefixes: keep them boring."""
+    if not isinstance(tenant, str) or not _TENANT_ID.match(tenant) or ".." in tenant:
+        raise ValidationError("tenant id must be 1-64 letters, digits, '_', '-' or '.'", field="tenant")
+    return tenant
+
+
+class TenantStores(Protocol):
+    def run(self, tenant: str, operation: Callable[["Engine"], T], *, write: bool) -> T:  # noqa: F821
+        """Run ``operation`` on the tenant's engine; persist its changes when ``write``."""
+        ...
+
+    def tenants(self) -> list[str]:
+        """Every tenant that has a store."""
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+class LocalTenantStores:
+    """One SQLite file per tenant under a directory; engines stay open (warm) per tenant."""
+
+    def __init__(self, root: str | Path, open_engine: Callable[[Path], "Engine"]) -> None:  # noqa: F821
+        self.root = Path(root)
+        self._open = open_engine
+        self._engines: dict[str, object] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def _path(self, tenant: str) -> Path:
+        return self.root / check_tenant_id(tenant) / "engram.sqlite"
+
+    def _lock(self, tenant: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(tenant, threading.Lock())
+
+    def run(self, tenant: str, operation, *, write: bool):  # noqa: ANN001, ANN201 - see TenantStores.run
+        path = self._path(tenant)
+        with self._lock(tenant):
+            engine = self._engines.get(tenant)
+            if engine is None:
+                engine = self._engines[tenant] = self._open(path)
+            return operation(engine)
+
+    def tenants(self) -> list[str]:
+        if not self.root.exists():
+            return []
+        return sorted(p.parent.name for p in self.root.glob("*/engram.sqlite"))
+
+    def close(self) -> None:
+        with self._guard:
+            for engine in self._engines.values():
+                engine.close()
+            self._engines.clear()
