@@ -75,3 +75,19 @@ class LocalTenantStores:
             for engine in self._engines.values():
                 engine.close()
             self._engines.clear()
+
+
+def open_tenant_stores(location: str | Path, open_engine: Callable[[Path], "Engine"] | None = None) -> TenantStores:  # noqa: F821
+    """A directory path gives local per-tenant SQLite files; ``oss://bucket/prefix`` gives snapshot storage."""
+    text = str(location)
+    if text.startswith("oss://"):
+        from engram_core.tenancy_snapshots import open_snapshot_tenant_stores
+
+        return open_snapshot_tenant_stores(text, open_engine)
+    if open_engine is None:
+        from engram_core import open_engine as open_default
+
+        def open_engine(path: Path) -> "Engine":  # noqa: F821
+            return open_default(path)
+
+    return LocalTenantStores(Path(text), open_engine)
