@@ -13,7 +13,7 @@ from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.config import EngineConfig
 from engram_core.errors import EmbeddingMismatchError, ProviderError
 from engram_core.index import ActiveIndex
-from engram_core.model import Event, EventKind, Scalar
+from engram_core.model import Belief, Event, EventKind, Memory, Scalar
 from engram_core.ports import LLM, Clock, Embedder, TokenCounter
 
 CLOCK_OFFSET_KEY = "clock_offset_seconds"
@@ -94,7 +94,7 @@ class Runtime:
     def index_if_loaded(self) -> ActiveIndex | None:
         return self._index
 
-    def index_add(self, memory, belief=None) -> None:  # noqa: ANN001 - Memory, Belief | None
+    def index_add(self, memory: Memory, belief: Belief | None = None) -> None:
         if self._index is not None:
             self._index.add(memory, belief)
 
@@ -102,6 +102,6 @@ class Runtime:
         if self._index is not None:
             self._index.remove(memory_id)
 
-    def index_update(self, memory) -> None:  # noqa: ANN001 - Memory
+    def index_update(self, memory: Memory) -> None:
         if self._index is not None:
             self._index.update(memory)

@@ -12,9 +12,12 @@ import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from engram_core.errors import ValidationError
+
+if TYPE_CHECKING:
+    from engram_core.engine import Engine
 
 T = TypeVar("T")
 _TENANT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -28,7 +31,7 @@ def check_tenant_id(tenant: str) -> str:
 
 
 class TenantStores(Protocol):
-    def run(self, tenant: str, operation: Callable[["Engine"], T], *, write: bool) -> T:  # noqa: F821
+    def run(self, tenant: str, operation: Callable[["Engine"], T], *, write: bool) -> T:
         """Run ``operation`` on the tenant's engine; persist its changes when ``write``."""
         ...
 
@@ -43,10 +46,10 @@ class TenantStores(Protocol):
 class LocalTenantStores:
     """One SQLite file per tenant under a directory; engines stay open (warm) per tenant."""
 
-    def __init__(self, root: str | Path, open_engine: Callable[[Path], "Engine"]) -> None:  # noqa: F821
+    def __init__(self, root: str | Path, open_engine: Callable[[Path], "Engine"]) -> None:
         self.root = Path(root)
         self._open = open_engine
-        self._engines: dict[str, object] = {}
+        self._engines: dict[str, Engine] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
 
@@ -57,7 +60,7 @@ class LocalTenantStores:
         with self._guard:
             return self._locks.setdefault(tenant, threading.Lock())
 
-    def run(self, tenant: str, operation, *, write: bool):  # noqa: ANN001, ANN201 - see TenantStores.run
+    def run(self, tenant: str, operation: Callable[["Engine"], T], *, write: bool) -> T:
         path = self._path(tenant)
         with self._lock(tenant):
             engine = self._engines.get(tenant)
@@ -77,7 +80,7 @@ class LocalTenantStores:
             self._engines.clear()
 
 
-def open_tenant_stores(location: str | Path, open_engine: Callable[[Path], "Engine"] | None = None) -> TenantStores:  # noqa: F821
+def open_tenant_stores(location: str | Path, open_engine: Callable[[Path], "Engine"] | None = None) -> TenantStores:
     """A directory path gives local per-tenant SQLite files; ``oss://bucket/prefix`` gives snapshot storage."""
     text = str(location)
     if text.startswith("oss://"):
@@ -87,7 +90,7 @@ def open_tenant_stores(location: str | Path, open_engine: Callable[[Path], "Engi
     if open_engine is None:
         from engram_core import open_engine as open_default
 
-        def open_engine(path: Path) -> "Engine":  # noqa: F821
+        def open_engine(path: Path) -> "Engine":
             return open_default(path)
 
     return LocalTenantStores(Path(text), open_engine)
