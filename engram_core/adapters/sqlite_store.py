@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from importlib import resources
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from engram_core.adapters import sqlite_rows as rows
 from engram_core.errors import SchemaTooNewError, StoreError
-from engram_core.model import Belief, DreamProposal, Event, Memory, MemoryStatus, Message
+from engram_core.model import Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
 from engram_core.timeutil import to_storage
 
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
@@ -59,6 +59,7 @@ class SqliteStore:
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self.conn = _connect(self.path)
+        self._commit_hooks: list[Callable[[], None]] = []
         try:
             self.migrate()
         except sqlite3.DatabaseError as exc:
@@ -100,6 +101,8 @@ class SqliteStore:
             raise StoreError(f"store is busy: {exc}") from exc
         try:
             yield
+            for hook in self._commit_hooks:
+                hook()
             self.conn.execute("COMMIT")
         except sqlite3.Error as exc:
             self._rollback()
@@ -108,12 +111,25 @@ class SqliteStore:
             self._rollback()
             raise
 
+    def add_commit_hook(self, hook: Callable[[], None]) -> None:
+        """``hook`` runs inside every outermost transaction, just before COMMIT, and commits with it."""
+        self._commit_hooks.append(hook)
+
     def _rollback(self) -> None:
         if self.conn.in_transaction:
             self.conn.execute("ROLLBACK")
 
     def close(self) -> None:
         self.conn.close()
+
+    def _insert(self, table: str, params: dict) -> None:
+        """``table`` and the column names are ours, never caller text."""
+        columns = ", ".join(params)
+        self.conn.execute(f"INSERT INTO {table} ({columns}) VALUES ({', '.join(':' + k for k in params)})", params)
+
+    def _update(self, table: str, params: dict) -> None:
+        sets = ", ".join(f"{k} = :{k}" for k in params if k != "id")
+        self.conn.execute(f"UPDATE {table} SET {sets} WHERE id = :id", params)
 
     # -- meta -------------------------------------------------------------
     def get_meta(self, key: str, default: str | None = None) -> str | None:
@@ -128,10 +144,7 @@ class SqliteStore:
 
     # -- messages ---------------------------------------------------------
     def insert_message(self, message: Message) -> None:
-        params = rows.message_params(message)
-        self.conn.execute(
-            f"INSERT INTO messages ({', '.join(params)}) VALUES ({', '.join(':' + k for k in params)})", params
-        )
+        self._insert("messages", rows.message_params(message))
 
     def message_by_external_id(self, external_id: str) -> Message | None:
         row = self.conn.execute("SELECT * FROM messages WHERE external_id = ?", (external_id,)).fetchone()
@@ -149,19 +162,14 @@ class SqliteStore:
 
     # -- memories ---------------------------------------------------------
     def insert_memory(self, memory: Memory) -> None:
-        params = rows.memory_params(memory)
-        self.conn.execute(
-            f"INSERT INTO memories ({', '.join(params)}) VALUES ({', '.join(':' + k for k in params)})", params
-        )
+        self._insert("memories", rows.memory_params(memory))
         self.conn.executemany(
             "INSERT OR IGNORE INTO memory_sources (memory_id, message_id) VALUES (?, ?)",
             [(memory.id, mid) for mid in memory.provenance],
         )
 
     def update_memory(self, memory: Memory) -> None:
-        params = rows.memory_params(memory)
-        sets = ", ".join(f"{k} = :{k}" for k in params if k != "id")
-        self.conn.execute(f"UPDATE memories SET {sets} WHERE id = :id", params)
+        self._update("memories", rows.memory_params(memory))
 
     def get_memory(self, memory_id: str) -> Memory | None:
         row = self.conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
@@ -218,15 +226,10 @@ class SqliteStore:
 
     # -- beliefs ----------------------------------------------------------
     def insert_belief(self, belief: Belief) -> None:
-        params = rows.belief_params(belief)
-        self.conn.execute(
-            f"INSERT INTO beliefs ({', '.join(params)}) VALUES ({', '.join(':' + k for k in params)})", params
-        )
+        self._insert("beliefs", rows.belief_params(belief))
 
     def update_belief(self, belief: Belief) -> None:
-        params = rows.belief_params(belief)
-        sets = ", ".join(f"{k} = :{k}" for k in params if k != "id")
-        self.conn.execute(f"UPDATE beliefs SET {sets} WHERE id = :id", params)
+        self._update("beliefs", rows.belief_params(belief))
 
     def get_belief(self, belief_id: str) -> Belief | None:
         row = self.conn.execute("SELECT * FROM beliefs WHERE id = ?", (belief_id,)).fetchone()
@@ -285,6 +288,31 @@ class SqliteStore:
         row = self.conn.execute("SELECT MAX(at) AS at FROM events WHERE kind = ?", (kind,)).fetchone()
         return row["at"] if row else None
 
+    # -- model usage ----------------------------------------------------------
+    def insert_usage(self, calls: Sequence[tuple[str, ModelCall]], at: datetime, turn_id: str | None) -> None:
+        self.conn.executemany(
+            "INSERT INTO model_usage (id, at, turn_id, purpose, model, prompt_tokens, completion_tokens, "
+            "reasoning_tokens, latency_ms, attempts, outcome, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(cid, to_storage(at), turn_id, c.purpose.value, c.model, c.prompt_tokens, c.completion_tokens,
+              c.reasoning_tokens, c.latency_ms, c.attempts, c.outcome.value, c.cost_usd) for cid, c in calls],
+        )
+
+    def usage_by_purpose(self) -> list[sqlite3.Row]:
+        """Calls, tokens, cost and latency per (purpose, model)."""
+        return list(self.conn.execute(
+            "SELECT purpose, model, COUNT(*) AS calls, SUM(prompt_tokens) AS prompt_tokens, "
+            "SUM(completion_tokens) AS completion_tokens, SUM(reasoning_tokens) AS reasoning_tokens, "
+            "SUM(cost_usd) AS cost_usd, AVG(latency_ms) AS latency_ms, SUM(outcome != 'ok') AS not_ok "
+            "FROM model_usage GROUP BY purpose, model ORDER BY purpose, model"
+        ))
+
+    def usage_by_turn(self) -> list[sqlite3.Row]:
+        """Calls and cost per chat turn, oldest turn first."""
+        return list(self.conn.execute(
+            "SELECT turn_id, COUNT(*) AS calls, SUM(cost_usd) AS cost_usd, SUM(purpose = 'reply') AS replies "
+            "FROM model_usage WHERE turn_id IS NOT NULL GROUP BY turn_id ORDER BY MIN(rowid)"
+        ))
+
     # -- dream proposals ----------------------------------------------------
     def insert_proposal(self, proposal: DreamProposal) -> None:
         self.conn.execute(
@@ -335,8 +363,7 @@ class SqliteStore:
 
     def insert_row(self, table: str, row: dict) -> None:
         """Raw insert for imports; ``table`` is one of ours, never caller text."""
-        columns = ", ".join(row)
-        self.conn.execute(f"INSERT INTO {table} ({columns}) VALUES ({', '.join(':' + k for k in row)})", row)
+        self._insert(table, row)
         if table == "memories":
             provenance = json.loads(row.get("provenance") or "[]")
             self.conn.executemany("INSERT OR IGNORE INTO memory_sources (memory_id, message_id) VALUES (?, ?)",
