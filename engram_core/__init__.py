@@ -25,6 +25,7 @@ from engram_core.ports import LLM, Clock, Embedder, TokenCounter
 
 if TYPE_CHECKING:
     from engram_core.engine import ChatTurn, Engine
+    from engram_core.providers.settings import ProviderSettings
 
 __all__ = [
     "Belief", "ChatTurn", "Clock", "Embedder", "Engine", "EngineConfig", "EngramError", "Event", "EventKind",
@@ -58,24 +59,33 @@ def default_embedder(name: str = "minilm") -> Embedder:
     raise ValidationError(f"unknown embedder {name!r}; use minilm or hashing", field="embedder")
 
 
-def open_engine(path: str | Path | None = None, *, embedder: Embedder | str = "minilm", llm: LLM | None = None,
+def open_engine(path: str | Path | None = None, *, embedder: Embedder | str | None = None, llm: LLM | None = None,
                 tokens: TokenCounter | None = None, clock: Clock | None = None,
-                config: EngineConfig | None = None, new_id: Callable[[str], str] | None = None) -> Engine:
-    """Open (or create) a store with the embedded defaults; ``":memory:"`` for a throw-away one."""
+                config: EngineConfig | None = None, new_id: Callable[[str], str] | None = None,
+                settings: ProviderSettings | None = None) -> Engine:
+    """Open (or create) a store; ``":memory:"`` for a throw-away one.
+
+    With a Qwen Cloud key in the environment (or ``settings``), whatever is not passed in
+    uses Qwen: the cheap model for bookkeeping, the strong one for replies, text-embedding-v4
+    for vectors. Without one, the embedded offline default. ``embedder`` may name one:
+    ``minilm``, ``hashing`` or ``qwen``.
+    """
     from engram_core.adapters.clock import SystemClock
-    from engram_core.adapters.offline_llm import OfflineLLM
     from engram_core.adapters.sqlite_store import SqliteStore
     from engram_core.adapters.tokens import ConservativeTokenCounter
     from engram_core.engine import Engine, default_store_path
+    from engram_core.providers import build_providers
     from engram_core.runtime import random_id
 
+    providers = build_providers(settings, embedder=embedder, llm=llm)
     store = SqliteStore(path if path is not None else default_store_path())
     return Engine(
         store,
-        embedder=default_embedder(embedder) if isinstance(embedder, str) else embedder,
-        llm=llm or OfflineLLM(),
+        embedder=providers.embedder,
+        llm=providers.llm,
         tokens=tokens or ConservativeTokenCounter(),
         clock=clock or SystemClock(),
         config=config,
         new_id=new_id or random_id,
+        usage=providers.usage,
     )

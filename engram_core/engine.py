@@ -11,15 +11,18 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from engram_core import exchange, inputs, maintenance, recall, writepath
+from engram_core import exchange, inputs, maintenance, recall, reembed, writepath
 from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.config import EngineConfig
-from engram_core.errors import NotFoundError, ValidationError
+from engram_core.errors import ConfigurationError, NotFoundError, ProviderError, ValidationError
 from engram_core.model import (
     Belief, DreamProposal, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallResult, WriteResult,
 )
-from engram_core.ports import LLM, Clock, Embedder, TokenCounter
+from engram_core.metering import usage_report
+from engram_core.ports import LLM, Clock, Embedder, TokenCounter, UsageSource
+from engram_core.reembed import ReembedReport
 from engram_core.runtime import CLOCK_OFFSET_KEY, Runtime, random_id
+from engram_core.timeutil import MAX_DURATION
 
 
 @dataclass(frozen=True)
@@ -35,15 +38,24 @@ class Engine:
 
     def __init__(self, store: SqliteStore, *, embedder: Embedder, llm: LLM, tokens: TokenCounter,
                  clock: Clock, config: EngineConfig | None = None,
-                 new_id: Callable[[str], str] = random_id) -> None:
+                 new_id: Callable[[str], str] = random_id, usage: UsageSource | None = None) -> None:
         self.config = config or EngineConfig()
-        self._rt = Runtime(store, embedder, llm, tokens, clock, self.config, new_id)
+        self._rt = Runtime(store, embedder, llm, tokens, clock, self.config, new_id, usage)
 
     @property
     def store(self) -> SqliteStore:
         return self._rt.store
 
+    @property
+    def llm_id(self) -> str:
+        return self._rt.llm.model_id
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens this text costs the model, by the engine's (never under-counting) counter."""
+        return self._rt.tokens.count(text)
+
     def close(self) -> None:
+        self._rt.flush_usage()
         self._rt.store.close()
 
     def __enter__(self) -> "Engine":
@@ -72,6 +84,9 @@ class Engine:
         if delta.total_seconds() <= 0:
             raise ValidationError("the clock only moves forward", field="duration")
         offset = self._rt.clock_offset() + delta
+        if offset > MAX_DURATION:
+            raise ValidationError(f"the clock offset may reach at most {MAX_DURATION.days // 365} years",
+                                  field="duration")
         with self.store.transaction():
             self.store.set_meta(CLOCK_OFFSET_KEY, repr(offset.total_seconds()))
             self.store.insert_events([self._rt.event(EventKind.CLOCK_ADVANCED, seconds=delta.total_seconds())])
@@ -111,14 +126,33 @@ class Engine:
 
     def chat(self, message: str, *, session_id: str | None = None, budget_tokens: int = 1024,
              occurred_at: str | datetime | None = None) -> ChatTurn:
-        """One turn: decay sweep, recall under the budget, reply, adjudicated write."""
+        """One turn: decay sweep, recall under the budget, write the message, reply, write the reply.
+
+        The message is written before the reply model is asked, so a failing reply loses nothing;
+        the failure is in the audit log and raised. Every model call of the turn is costed together.
+        """
         inputs.check_text(message, self.config, "message")
-        self.sweep()
-        recalled = self.recall(message, budget_tokens)
-        reply = self._rt.llm.reply(message, recalled.render())
-        written = self.observe(message, session_id=session_id, occurred_at=occurred_at)
-        answer = self.observe(reply, role="assistant", session_id=session_id)
+        self._rt.flush_usage()
+        self._rt.turn_id = self._rt.new_id("turn")
+        try:
+            self.sweep()
+            recalled = self.recall(message, budget_tokens)
+            written = self.observe(message, session_id=session_id, occurred_at=occurred_at)
+            reply = self._reply(message, recalled, written)
+            answer = self.observe(reply, role="assistant", session_id=session_id)
+        finally:
+            self._rt.turn_id = None
         return ChatTurn(reply, recalled, written, answer)
+
+    def _reply(self, message: str, recalled: RecallResult, written: WriteResult) -> str:
+        try:
+            return self._rt.llm.reply(message, recalled.render())
+        except (ProviderError, ConfigurationError) as exc:
+            saved = written.message.id if written.message else None
+            with self.store.transaction():
+                self.store.insert_events([self._rt.event(EventKind.REPLY_FAILED, message_id=saved,
+                                                         model=self._rt.llm.model_id, reason=exc.message)])
+            raise type(exc)(f"no reply: {exc.message} (the message was saved)", field=exc.field) from exc
 
     # -- beliefs -----------------------------------------------------------------------
     def beliefs(self, as_of: str | datetime | None = None) -> list[Belief]:
@@ -152,6 +186,10 @@ class Engine:
         pid = inputs.check_identifier(proposal_id, "proposal_id") or ""
         return self._run(lambda: maintenance.dream_apply(self._rt, pid, list(approved)))
 
+    def reembed(self, progress: Callable[[int], None] | None = None, *, force: bool = False) -> ReembedReport:
+        """Re-embed every memory with the active embedder (after switching model or dimension)."""
+        return self._run(lambda: reembed.reembed(self._rt, progress, force))
+
     def forget(self, memory_id: str, *, purge: bool = False) -> tuple[Event, ...]:
         mid = inputs.check_identifier(memory_id, "memory_id") or ""
         return self._run(lambda: maintenance.forget(self._rt, mid, purge))
@@ -164,12 +202,15 @@ class Engine:
         return memory
 
     def memories(self, *, status: Sequence[str] = (), kind: Sequence[str] = (), text: str | None = None,
-                 limit: int = 100, offset: int = 0) -> list[Memory]:
+                 limit: int = 100, offset: int = 0, as_of: str | datetime | None = None) -> list[Memory]:
+        """Memories in creation order; ``as_of`` keeps those created by then (a prefix of that order)."""
         statuses = [self._status(s) for s in status]
         kinds = [inputs.check_kind(k).value for k in kind]
+        when = inputs.check_when(as_of, "as_of")
         if limit < 1 or offset < 0:
             raise ValidationError("limit must be at least 1 and offset not negative", field="limit")
-        return self.store.memories(statuses, kinds, text, limit, offset)
+        found = self.store.memories(statuses, kinds, text, limit, offset)
+        return found if when is None else [m for m in found if m.created_at <= when]
 
     @staticmethod
     def _status(value: str) -> MemoryStatus:
@@ -193,6 +234,7 @@ class Engine:
             "embedder": self._rt.embedder_signature(),
             "llm": self._rt.llm.model_id,
             "token_counter": self._rt.tokens.name,
+            "usage": usage_report(self.store),
             "clock_offset_hours": round(self.clock_offset().total_seconds() / 3600, 3),
             "now": self.now().isoformat(),
         }

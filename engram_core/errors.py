@@ -38,6 +38,24 @@ class SchemaTooNewError(StoreError):
     code = "schema_too_new"
 
 
+class CorruptSnapshotError(StoreError):
+    """A snapshot generation failed its checksum or integrity check; it is never served."""
+
+    code = "corrupt_snapshot"
+
+
+class GenerationExistsError(StoreError):
+    """A create-only write found the snapshot generation already taken by another writer."""
+
+    code = "generation_exists"
+
+
+class BusyError(EngramError):
+    """Concurrent writers kept winning the race for this tenant; nothing was written, retry later."""
+
+    code = "busy"
+
+
 class ProviderError(EngramError):
     """A model provider (LLM or embedder) failed or cannot be reached."""
 

@@ -16,14 +16,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from engram_core.errors import ImportFormatError
-from engram_core.model import Cardinality, EventKind, MemoryKind, MemoryStatus
+from engram_core.model import CallOutcome, CallPurpose, Cardinality, EventKind, MemoryKind, MemoryStatus
 from engram_core.runtime import CLOCK_OFFSET_KEY, EMBEDDER_KEY, Runtime
 from engram_core.timeutil import from_storage
 
 FORMAT_NAME = "engram-export"
 FORMAT_VERSION = 1
 _TABLES = {"message": "messages", "memory": "memories", "belief": "beliefs", "event": "events",
-           "dream_proposal": "dream_proposals"}
+           "dream_proposal": "dream_proposals", "usage": "model_usage"}
 
 
 class _Stamp(BaseModel):
@@ -113,6 +113,22 @@ class ProposalRecord(_Stamp):
     applied_at: str | None = None
 
 
+class UsageRecord(_Stamp):
+    type: Literal["usage"]
+    id: str = Field(min_length=1)
+    at: str
+    turn_id: str | None = None
+    purpose: CallPurpose
+    model: str
+    prompt_tokens: int = Field(ge=0)
+    completion_tokens: int = Field(ge=0)
+    reasoning_tokens: int = Field(ge=0)
+    latency_ms: float = Field(ge=0)
+    attempts: int = Field(ge=1)
+    outcome: CallOutcome
+    cost_usd: float = Field(ge=0)
+
+
 class Header(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -124,7 +140,7 @@ class Header(BaseModel):
 
 
 _RECORDS = {"message": MessageRecord, "memory": MemoryRecord, "belief": BeliefRecord, "event": EventRecord,
-            "dream_proposal": ProposalRecord}
+            "dream_proposal": ProposalRecord, "usage": UsageRecord}
 _JSON_COLUMNS = {"provenance", "detail", "actions", "rejected"}
 
 

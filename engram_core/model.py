@@ -65,6 +65,26 @@ class EventKind(str, Enum):
     DREAM_APPLIED = "dream_applied"
     DREAM_REJECTED = "dream_rejected"
     FALLBACK = "fallback"
+    REPLY_FAILED = "reply_failed"
+    REEMBEDDED = "reembedded"
+
+
+class CallPurpose(str, Enum):
+    """Why a model was called: bookkeeping purposes go to the cheap model, replies to the strong one."""
+
+    REPLY = "reply"
+    EXTRACT = "extract"
+    ADJUDICATE = "adjudicate"
+    SUMMARISE = "summarise"
+    DREAM = "dream"
+    EMBED = "embed"
+
+
+class CallOutcome(str, Enum):
+    OK = "ok"
+    REPAIRED = "repaired"  # the first answer was not valid JSON; the one repair attempt was
+    INVALID = "invalid"  # still not valid JSON after the repair attempt; the engine falls back
+    FAILED = "failed"  # the provider gave no answer (after retries)
 
 
 DURABLE_KINDS = (MemoryKind.PREFERENCE, MemoryKind.FACT, MemoryKind.SKILL)
@@ -78,6 +98,21 @@ class Embedding:
     @property
     def dim(self) -> int:
         return int(self.vector.shape[0])
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    """Usage of one metered provider call (its retries included), for cost accounting."""
+
+    purpose: CallPurpose
+    model: str
+    prompt_tokens: int
+    completion_tokens: int  # includes reasoning tokens, as providers bill them
+    reasoning_tokens: int
+    latency_ms: float
+    attempts: int = 1
+    outcome: CallOutcome = CallOutcome.OK
+    cost_usd: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from engram_core.model import Belief, FactDraft
+from engram_core.model import Belief, FactDraft, ModelCall
 
 
 @runtime_checkable
@@ -76,4 +76,13 @@ class LLM(Protocol):
 
     def reply(self, message: str, memory_block: str) -> str:
         """The assistant's answer for a chat turn."""
+        ...
+
+
+@runtime_checkable
+class UsageSource(Protocol):
+    """Metered provider calls waiting to be stored with the use case that caused them."""
+
+    def drain_usage(self) -> list[ModelCall]:
+        """Every call recorded since the last drain, oldest first; the source forgets them."""
         ...

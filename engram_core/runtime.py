@@ -13,8 +13,8 @@ from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.config import EngineConfig
 from engram_core.errors import EmbeddingMismatchError, ProviderError
 from engram_core.index import ActiveIndex
-from engram_core.model import Belief, Event, EventKind, Memory, Scalar
-from engram_core.ports import LLM, Clock, Embedder, TokenCounter
+from engram_core.model import Belief, Event, EventKind, Memory, ModelCall, Scalar
+from engram_core.ports import LLM, Clock, Embedder, TokenCounter, UsageSource
 
 CLOCK_OFFSET_KEY = "clock_offset_seconds"
 EMBEDDER_KEY = "embedder"
@@ -33,8 +33,33 @@ class Runtime:
     clock: Clock
     config: EngineConfig
     new_id: Callable[[str], str] = random_id
+    usage: UsageSource | None = None
+    turn_id: str | None = None  # set for the length of a chat turn, so its calls can be costed together
     _index: ActiveIndex | None = field(default=None, repr=False)
     _index_version: int | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.usage is not None:
+            self.store.add_commit_hook(self.persist_usage)
+
+    # -- usage ----------------------------------------------------------------
+    def _drain(self) -> list[ModelCall]:
+        return self.usage.drain_usage() if self.usage is not None else []
+
+    def _insert_calls(self, calls: list[ModelCall]) -> None:
+        if calls:
+            self.store.insert_usage([(self.new_id("use"), c) for c in calls], self.now(), self.turn_id)
+
+    def persist_usage(self) -> None:
+        """Inside the committing transaction: metered calls are stored with the use case that made them."""
+        self._insert_calls(self._drain())
+
+    def flush_usage(self) -> None:
+        """Store calls made outside any write (a read-only recall, a failed reply)."""
+        calls = self._drain()
+        if calls:
+            with self.store.transaction():
+                self._insert_calls(calls)
 
     # -- time ---------------------------------------------------------------
     def clock_offset(self) -> timedelta:

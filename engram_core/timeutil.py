@@ -9,6 +9,7 @@ from engram_core.errors import ValidationError
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w|y)?\s*$", re.IGNORECASE)
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
+MAX_DURATION = timedelta(days=100 * 365)  # far beyond any decay horizon, far inside datetime's range
 
 
 def to_storage(moment: datetime) -> str:
@@ -43,5 +44,7 @@ def parse_duration(value: str, field: str = "duration") -> timedelta:
     match = _DURATION.match(value or "")
     if not match:
         raise ValidationError(f"{field}: expected a duration like 36h, 3d or 3w, got {value!r}", field=field)
-    amount, unit = float(match.group(1)), (match.group(2) or "h").lower()
-    return timedelta(seconds=amount * _UNIT_SECONDS[unit])
+    seconds = float(match.group(1)) * _UNIT_SECONDS[(match.group(2) or "h").lower()]
+    if seconds > MAX_DURATION.total_seconds():
+        raise ValidationError(f"{field}: at most {MAX_DURATION.days // 365} years, got {value!r}", field=field)
+    return timedelta(seconds=seconds)

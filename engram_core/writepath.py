@@ -151,6 +151,9 @@ def _supersede(rt: Runtime, old: Belief, new: Belief, new_memory: Memory, messag
 def write_fact(rt: Runtime, draft: FactDraft, vector: np.ndarray, message: Message, log: WriteLog) -> None:
     now = rt.now()
     verdicts, candidates, path = adjudicate(rt, draft, vector)
+    if path == "llm" and Verdict.UNDECIDED in verdicts.values():  # a model never answers "undecided"
+        log.events.append(rt.event(EventKind.FALLBACK, message_id=message.id, purpose="adjudicate",
+                                   reason="unusable model verdict; nothing superseded"))
     discarded = [bid for bid, v in verdicts.items() if v is Verdict.DISCARD]
     if discarded:
         log.events.append(rt.event(EventKind.DISCARDED, belief_id=discarded[0], message_id=message.id,
@@ -240,7 +243,9 @@ def observe(rt: Runtime, obs: Observation) -> WriteResult:
     speaker = obs.speaker or obs.role
     assessment = assess(rt, obs.text, speaker, at) if obs.role == "user" else Assessment(importance=0.0)
     facts = [_apply_override(f, obs) for f in assessment.facts]
-    vectors = rt.embed([_episode_text(obs)] + [f.statement for f in facts])
+    texts = [_episode_text(obs)] + [f.statement for f in facts]
+    # Only user messages become memories: an assistant turn is stored as a message, never embedded (a paid call).
+    vectors = rt.embed(texts) if obs.role == "user" else np.zeros((len(texts), rt.embedder.dim), dtype=np.float32)
     message = Message(rt.new_id("msg"), obs.role, obs.session_id, obs.text, at, now, obs.external_id, obs.speaker)
     log = WriteLog([], [], [])
     with rt.store.transaction():

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -16,6 +17,13 @@ from engram_core.config import EngineConfig  # noqa: E402
 from engram_core.engine import Engine  # noqa: E402
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_cloud_keys() -> None:
+    """A developer's own Qwen Cloud key must never turn a test (or its subprocesses) into a network call."""
+    for name in ("QWEN_CLOUD_API_KEY", "DASHSCOPE_API_KEY", "ENGRAM_PROVIDER", "ENGRAM_LLM_BASE_URL"):
+        os.environ.pop(name, None)
 
 
 @pytest.fixture

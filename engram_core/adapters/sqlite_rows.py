@@ -7,6 +7,7 @@ import sqlite3
 
 import numpy as np
 
+from engram_core.errors import StoreError
 from engram_core.model import (
     Belief, Cardinality, DreamAction, DreamProposal, Embedding, Event, EventKind,
     Memory, MemoryKind, MemoryStatus, Message,
@@ -15,11 +16,27 @@ from engram_core.timeutil import from_storage, maybe_from_storage, to_storage
 
 
 def vector_to_blob(vector: np.ndarray) -> bytes:
-    return np.asarray(vector, dtype=np.float32).tobytes()
+    """int8 components with one float32 scale in front: dim + 4 bytes instead of 4 * dim.
+
+    A quarter of the float32 size keeps snapshots small; the cosine error it
+    adds is below what changes a ranking (docs/benchmarks.md has the measurement).
+    """
+    values = np.asarray(vector, dtype=np.float32)
+    peak = float(np.max(np.abs(values))) if values.size else 0.0
+    quantised = np.clip(np.rint(values * (127.0 / peak if peak > 0 else 1.0)), -127, 127).astype(np.int8)
+    length = float(np.linalg.norm(quantised.astype(np.float32)))
+    scale = float(np.linalg.norm(values)) / length if length > 0 else 1.0  # the vector keeps its length
+    return np.float32(scale).tobytes() + quantised.tobytes()
 
 
-def blob_to_vector(blob: bytes) -> np.ndarray:
-    return np.frombuffer(blob, dtype=np.float32)
+def blob_to_vector(blob: bytes, dim: int) -> np.ndarray:
+    """Reads both layouts: told apart by length (4 * dim: float32 from before; dim + 4: int8 + scale)."""
+    if len(blob) == 4 * dim:
+        return np.frombuffer(blob, dtype=np.float32)
+    if len(blob) != dim + 4:
+        raise StoreError(f"stored vector is {len(blob)} bytes, which fits neither layout of dimension {dim}")
+    scale = np.frombuffer(blob[:4], dtype=np.float32)[0]
+    return np.frombuffer(blob[4:], dtype=np.int8).astype(np.float32) * scale
 
 
 def memory_params(m: Memory) -> dict:
@@ -40,7 +57,7 @@ def memory_params(m: Memory) -> dict:
 
 def memory_from_row(row: sqlite3.Row) -> Memory:
     blob = row["embedding"]
-    embedding = Embedding(blob_to_vector(blob), row["embed_model"]) if blob is not None else None
+    embedding = Embedding(blob_to_vector(blob, row["embed_dim"]), row["embed_model"]) if blob is not None else None
     return Memory(
         id=row["id"], kind=MemoryKind(row["kind"]), text=row["text"], importance=row["importance"],
         stability_hours=row["stability_hours"], created_at=from_storage(row["created_at"]),

@@ -1,4 +1,4 @@
-"""``engram chat``: an offline chat loop; each turn recalls, answers, and writes."""
+"""``engram chat``: a chat loop; each turn recalls, writes the message, answers, and writes the answer."""
 
 from __future__ import annotations
 
@@ -52,11 +52,11 @@ def _turn(ctx: Context, text: str, state: dict[str, str], budget: int, verbose: 
 @click.pass_obj
 @handle_errors
 def chat(ctx: Context, session_id: str, budget: int, quiet: bool) -> None:
-    """Chat offline in the terminal (lines from stdin work as a script). /help lists commands."""
+    """Chat in the terminal: Qwen Cloud with a key, offline without (stdin works as a script). /help lists commands."""
     state = {"session": session_id}
     interactive = sys.stdin.isatty()
     if interactive:
-        click.echo(f"Engram offline chat. {HELP}")
+        click.echo(f"Engram chat. {HELP}")
     while True:
         line = input("you> ") if interactive else sys.stdin.readline()
         if not interactive and not line:

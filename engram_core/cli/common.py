@@ -10,28 +10,58 @@ from pathlib import Path
 
 import click
 
-from engram_core.errors import EngramError
+from engram_core.errors import BusyError, EngramError, GenerationExistsError, ValidationError
 
 EXIT_ERROR = 2
 
 
 class Context:
-    def __init__(self, store: str | None, embedder: str) -> None:
+    def __init__(self, store: str | None, embedder: str | None, tenant: str = "default") -> None:
         self.store = store
         self.embedder = embedder
+        self.tenant = tenant
         self._engine = None
+        self._checkout = None  # set when the store is oss://: the command works on a snapshot checkout
+
+    def _open_engine_at(self, path: Path):  # noqa: ANN202 - Engine
+        from engram_core import open_engine
+
+        return open_engine(path, embedder=self.embedder)
 
     def engine(self):  # noqa: ANN201 - Engine, imported lazily to keep --help fast
         if self._engine is None:
-            from engram_core import open_engine
             from engram_core.engine import default_store_path
+            from engram_core.snapshots import is_remote
 
+            if self.store and is_remote(self.store):
+                self._checkout = self.snapshotter().checkout(self.tenant)
+                self._engine = self._checkout.engine
+                return self._engine
             path = Path(self.store) if self.store else default_store_path()
-            self._engine = open_engine(path, embedder=self.embedder)
+            self._engine = self._open_engine_at(path)
         return self._engine
 
+    def snapshotter(self):  # noqa: ANN201 - Snapshotter over --store (oss:// or a snapshot directory)
+        from engram_core.snapshots import open_snapshotter
+
+        if not self.store:
+            raise ValidationError("name the snapshot store: --store oss://bucket/prefix or a directory", field="store")
+        return open_snapshotter(self.store, self._open_engine_at)
+
+    def commit(self) -> None:
+        """After a command succeeded on a snapshot checkout: write the next generation if anything changed."""
+        if self._checkout is not None:
+            checkout, self._checkout = self._checkout, None
+            try:
+                checkout.commit()
+            except GenerationExistsError as exc:
+                raise BusyError(f"tenant {self.tenant!r} changed while this command ran; nothing was written, "
+                                "run it again") from exc
+
     def close(self) -> None:
-        if self._engine is not None:
+        if self._checkout is not None:
+            self._checkout.discard()
+        elif self._engine is not None:
             self._engine.close()
 
 
@@ -46,7 +76,10 @@ def handle_errors(command: Callable) -> Callable:
     @wraps(command)
     def wrapper(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         try:
-            return command(*args, **kwargs)
+            result = command(*args, **kwargs)
+            if args and isinstance(args[0], Context):
+                args[0].commit()
+            return result
         except EngramError as exc:
             field = f" (field: {exc.field})" if exc.field else ""
             fail(f"{exc.message}{field}")

@@ -7,6 +7,7 @@ import sys
 import click
 
 from engram_core.cli.common import Context, echo_events, handle_errors, print_json
+from engram_core.cli.doctor import echo_usage
 from engram_core.timeutil import parse_duration
 from engram_core.views import (
     belief_view, event_view, memory_view, proposal_view, recall_view, write_view,
@@ -17,14 +18,18 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON i
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--store", envvar="ENGRAM_STORE", metavar="PATH",
-              help="SQLite store file (default: a per-user data dir; env ENGRAM_STORE).")
-@click.option("--embedder", envvar="ENGRAM_EMBEDDER", default="minilm", show_default=True,
-              type=click.Choice(["minilm", "hashing"]), help="Local embedder (env ENGRAM_EMBEDDER).")
+              help="SQLite store file, or oss://bucket/prefix for snapshot storage (default: a per-user "
+                   "data dir; env ENGRAM_STORE).")
+@click.option("--tenant", envvar="ENGRAM_TENANT", default="default", show_default=True,
+              help="Tenant inside a snapshot store (oss:// or `snapshots` commands; env ENGRAM_TENANT).")
+@click.option("--embedder", envvar="ENGRAM_EMBEDDER", default=None,
+              type=click.Choice(["minilm", "hashing", "qwen"]),
+              help="Embedder (env ENGRAM_EMBEDDER); default: qwen when a Qwen Cloud key is set, else minilm.")
 @click.version_option(package_name="engram")
 @click.pass_context
-def cli(ctx: click.Context, store: str | None, embedder: str) -> None:
+def cli(ctx: click.Context, store: str | None, embedder: str | None, tenant: str) -> None:
     """Engram: memory for AI agents that recalls under a token budget, forgets, and keeps beliefs current."""
-    ctx.obj = Context(store, embedder)
+    ctx.obj = Context(store, embedder, tenant)
     ctx.call_on_close(ctx.obj.close)
 
 
@@ -215,8 +220,11 @@ def stats(ctx: Context, as_json: bool) -> None:
     if as_json:
         print_json(data)
         return
+    usage = data.pop("usage", None)
     for key, value in data.items():
         click.echo(f"{key}: {value}")
+    if usage:
+        echo_usage(usage)
 
 
 @cli.command()
@@ -280,10 +288,20 @@ def clock_advance(ctx: Context, duration: str) -> None:
 def _register_more() -> None:
     from engram_core.cli.bench import bench, register_suites
     from engram_core.cli.chat import chat
+    from engram_core.cli.doctor import doctor
+    from engram_core.cli.reembed import reembed
     from engram_core.cli.ingest import ingest
+    from engram_core.cli.mcp import mcp
+    from engram_core.cli.serve import serve
+    from engram_core.cli.snapshots import snapshots
 
     cli.add_command(chat)
     cli.add_command(ingest)
+    cli.add_command(doctor)
+    cli.add_command(reembed)
+    cli.add_command(mcp)
+    cli.add_command(serve)
+    cli.add_command(snapshots)
     register_suites()
     cli.add_command(bench)
 

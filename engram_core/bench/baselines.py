@@ -1,0 +1,268 @@
+"""The systems every suite compares, on the same data, embedder, token counter and rendering.
+
+B0 no memory; B1 full history, most recent first, cut at the budget; B2 top-k by
+cosine; B2L top-k by BM25 (SQLite FTS5); B3 Engram with its defaults; and Engram
+with forgetting switched off. Every system renders its context exactly like
+Engram (``engram_core.render``) and counts tokens with the same counter, so the
+token figures are comparable.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+import numpy as np
+
+from engram_core.adapters.clock import FixedClock
+from engram_core.adapters.offline_llm import OfflineLLM
+from engram_core.adapters.sqlite_store import SqliteStore
+from engram_core.adapters.tokens import ConservativeTokenCounter
+from engram_core.config import EngineConfig
+from engram_core.engine import Engine
+from engram_core.model import MemoryKind
+from engram_core.packing import Packable, pack_under_budget
+from engram_core.ports import Embedder, TokenCounter
+from engram_core.render import frame_text, render_block, render_line
+
+CANDIDATE_POOL = 400  # as many candidates as Engram's recall considers
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One message of a conversation, as every system receives it."""
+
+    id: str
+    session_id: str
+    speaker: str | None
+    text: str
+    at: datetime
+
+    @property
+    def line_text(self) -> str:
+        """What a raw-turn system stores and shows: the same text Engram's episodes hold."""
+        return f"{self.speaker}: {self.text}" if self.speaker else self.text
+
+
+@dataclass(frozen=True)
+class ContextItem:
+    line: str
+    sources: tuple[str, ...]  # the turns whose own text this item carries; a gist carries none
+    tokens: int
+
+
+@dataclass(frozen=True)
+class Context:
+    items: tuple[ContextItem, ...]
+    tokens_used: int
+    block: str
+
+    def source_turns(self) -> set[str]:
+        return {s for item in self.items for s in item.sources}
+
+
+EMPTY = Context((), 0, "")
+
+
+class System(Protocol):
+    name: str
+
+    def add(self, turn: Turn) -> None: ...
+
+    def recall(self, query: str, budget: int, at: datetime) -> Context: ...
+
+    def close(self) -> None: ...
+
+
+# -- raw-turn baselines ------------------------------------------------------------------
+
+class _TurnLog:
+    """Turns with their rendered line and its token cost, computed once."""
+
+    def __init__(self, tokens: TokenCounter) -> None:
+        self.tokens = tokens
+        self.frame = tokens.count(frame_text())
+        self.turns: list[Turn] = []
+        self.lines: list[str] = []
+        self.costs: list[int] = []
+
+    def append(self, turn: Turn) -> None:
+        line = render_line(MemoryKind.EPISODE, turn.line_text, turn.at)
+        self.turns.append(turn)
+        self.lines.append(line)
+        self.costs.append(self.tokens.count(line + "\n"))
+
+    def context(self, positions: Sequence[int]) -> Context:
+        if not positions:
+            return EMPTY
+        items = tuple(ContextItem(self.lines[p], (self.turns[p].id,), self.costs[p]) for p in positions)
+        return Context(items, self.frame + sum(i.tokens for i in items), render_block([i.line for i in items]))
+
+    def pack_ranked(self, ranked: Sequence[tuple[int, float]], budget: int) -> Context:
+        """Greedy by score with smaller items backfilling: Engram's own packer."""
+        if budget <= self.frame:
+            return EMPTY
+        packables = [Packable(str(p), score, self.costs[p]) for p, score in ranked]
+        return self.context([int(p.key) for p in pack_under_budget(packables, budget - self.frame)])
+
+
+class NoMemory:
+    name = "B0 no memory"
+
+    def add(self, turn: Turn) -> None:
+        return None
+
+    def recall(self, query: str, budget: int, at: datetime) -> Context:
+        return EMPTY
+
+    def close(self) -> None:
+        return None
+
+
+class FullHistory:
+    """The whole transcript, newest first, cut where the next turn no longer fits."""
+
+    name = "B1 full history"
+
+    def __init__(self, tokens: TokenCounter) -> None:
+        self.log = _TurnLog(tokens)
+
+    def add(self, turn: Turn) -> None:
+        self.log.append(turn)
+
+    def recall(self, query: str, budget: int, at: datetime) -> Context:
+        room, chosen = budget - self.log.frame, []
+        for pos in range(len(self.log.turns) - 1, -1, -1):
+            if self.log.turns[pos].at > at:
+                continue
+            if self.log.costs[pos] > room:
+                break
+            chosen.append(pos)
+            room -= self.log.costs[pos]
+        return self.log.context(chosen)
+
+    def close(self) -> None:
+        return None
+
+
+class CosineTopK:
+    """Naive RAG: turns ranked by cosine with the question, same embedder as Engram."""
+
+    name = "B2 top-k cosine"
+
+    def __init__(self, tokens: TokenCounter, embedder: Embedder) -> None:
+        self.log = _TurnLog(tokens)
+        self.embedder = embedder
+        self.vectors: list[np.ndarray] = []
+        self._matrix: np.ndarray | None = None
+
+    def add(self, turn: Turn) -> None:
+        self.log.append(turn)
+        self.vectors.append(self.embedder.embed([turn.line_text])[0])
+        self._matrix = None
+
+    def recall(self, query: str, budget: int, at: datetime) -> Context:
+        if not self.vectors:
+            return EMPTY
+        if self._matrix is None:
+            self._matrix = np.stack(self.vectors)
+        scores = self._matrix @ self.embedder.embed([query])[0]
+        pool = min(CANDIDATE_POOL, len(scores))
+        top = np.argpartition(-scores, pool - 1)[:pool]
+        ranked = [(int(p), float(scores[p])) for p in top if self.log.turns[p].at <= at]
+        return self.log.pack_ranked(ranked, budget)
+
+    def close(self) -> None:
+        return None
+
+
+class LexicalTopK:
+    """Turns ranked by BM25 (SQLite FTS5, the tokenizer Engram's lexical index uses)."""
+
+    name = "B2L top-k BM25"
+
+    def __init__(self, tokens: TokenCounter) -> None:
+        self.log = _TurnLog(tokens)
+        self.conn = sqlite3.connect(":memory:")
+        self.conn.execute("CREATE VIRTUAL TABLE turns USING fts5 (text, tokenize = 'porter unicode61')")
+
+    def add(self, turn: Turn) -> None:
+        self.conn.execute("INSERT INTO turns (rowid, text) VALUES (?, ?)", (len(self.log.turns), turn.line_text))
+        self.log.append(turn)
+
+    def recall(self, query: str, budget: int, at: datetime) -> Context:
+        words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))[:64]
+        if not words:
+            return EMPTY
+        match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+        rows = self.conn.execute("SELECT rowid, -bm25(turns) FROM turns WHERE turns MATCH ? "
+                                 "ORDER BY bm25(turns) LIMIT ?", (match, CANDIDATE_POOL)).fetchall()
+        ranked = [(int(p), float(s)) for p, s in rows if self.log.turns[p].at <= at]
+        return self.log.pack_ranked(ranked, budget)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+# -- Engram ------------------------------------------------------------------------------
+
+class EngramSystem:
+    """Engram through its public API: observe each turn at its time, recall at the question's."""
+
+    def __init__(self, name: str, embedder: Embedder, tokens: TokenCounter, config: EngineConfig,
+                 start: datetime, reinforce: bool = False) -> None:
+        self.name = name
+        self.clock = FixedClock(start)
+        self.engine = Engine(SqliteStore(":memory:"), embedder=embedder, llm=OfflineLLM(), tokens=tokens,
+                             clock=self.clock, config=config)
+        self.reinforce = reinforce
+        self.turn_of_message: dict[str, str] = {}
+
+    def advance_to(self, moment: datetime) -> None:
+        """The engine's clock only moves forward."""
+        if moment > self.clock.now():
+            self.clock.set(moment)
+
+    def add(self, turn: Turn) -> None:
+        self.advance_to(turn.at)
+        result = self.engine.observe(turn.text, session_id=turn.session_id, message_id=turn.id,
+                                     occurred_at=turn.at, speaker=turn.speaker)
+        if result.message is not None:
+            self.turn_of_message[result.message.id] = turn.id
+
+    def recall(self, query: str, budget: int, at: datetime) -> Context:
+        self.advance_to(at)
+        result = self.engine.recall(query, budget, reinforce=self.reinforce)
+        items = tuple(ContextItem(i.line, self._sources(i.kind, i.source_message_ids), i.tokens) for i in result.items)
+        return Context(items, result.tokens_used, result.block)
+
+    def _sources(self, kind: MemoryKind, message_ids: Sequence[str]) -> tuple[str, ...]:
+        """A gist summarises many turns; it retrieves none of them."""
+        if kind is MemoryKind.GIST:
+            return ()
+        return tuple(self.turn_of_message[m] for m in message_ids if m in self.turn_of_message)
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+ENGRAM = "B3 Engram"
+ENGRAM_NO_FORGETTING = "B3 Engram, no forgetting"
+
+
+def all_systems(embedder: Embedder, start: datetime, config: EngineConfig | None = None,
+                reinforce: bool = False) -> list[System]:
+    """A fresh set of every system, sharing one embedder and one token counter."""
+    tokens = ConservativeTokenCounter()
+    config = config or EngineConfig()
+    return [
+        NoMemory(), FullHistory(tokens), CosineTopK(tokens, embedder), LexicalTopK(tokens),
+        EngramSystem(ENGRAM, embedder, tokens, config, start, reinforce),
+        EngramSystem(ENGRAM_NO_FORGETTING, embedder, tokens, config.model_copy(update={"forgetting": False}),
+                     start, reinforce),
+    ]

@@ -1,0 +1,166 @@
+"""``engram bench scenario``: scripted belief-revision stories, probe by probe.
+
+Scenario file (documented in docs/benchmarks.md)::
+
+    {"name": str optional,
+     "sessions": [{"gap_hours": number, "messages": [str]}],
+     "probes": [{"query": str, "budget": int, "expect": [str], "forbid": [str]}]}
+
+Each session starts ``gap_hours`` after the previous one's last message; its
+messages are observed a minute apart. Probes are asked an hour after the last
+message. A probe passes when every ``expect`` string and no ``forbid`` string
+occurs in the rendered memory block (case-insensitive).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from importlib import resources
+from pathlib import Path
+
+import click
+from pydantic import BaseModel, ConfigDict, Field, ValidationError as PydanticError
+
+from engram_core.bench.baselines import Turn, all_systems
+from engram_core.bench.common import (
+    BENCH_START, Report, Table, bench_embedder, current_embedder_name, emit, output_options, require_plotting,
+)
+from engram_core.cli.common import handle_errors
+from engram_core.errors import ValidationError
+
+MESSAGE_SPACING = timedelta(minutes=1)
+PROBE_DELAY = timedelta(hours=1)
+
+
+class SessionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    gap_hours: float = Field(ge=0)
+    messages: list[str] = Field(min_length=1)
+
+
+class ProbeIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    query: str = Field(min_length=1)
+    budget: int = Field(gt=0)
+    expect: list[str] = []
+    forbid: list[str] = []
+
+
+class ScenarioIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str | None = None
+    sessions: list[SessionIn] = Field(min_length=1)
+    probes: list[ProbeIn] = Field(min_length=1)
+
+
+def shipped_scenarios() -> list[Path]:
+    folder = resources.files("engram_core.bench") / "scenarios"
+    return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def load_scenario(path: Path) -> ScenarioIn:
+    try:
+        return ScenarioIn.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValidationError(f"{path}: not a readable JSON file ({exc})", field="file") from exc
+    except PydanticError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "top level"
+        raise ValidationError(f"{path}: {where}: {first['msg']}", field="file") from exc
+
+
+def scenario_turns(scenario: ScenarioIn, start: datetime) -> list[Turn]:
+    turns, at = [], start
+    for number, session in enumerate(scenario.sessions, start=1):
+        at += timedelta(hours=session.gap_hours)
+        for index, text in enumerate(session.messages):
+            turns.append(Turn(f"s{number}-m{index + 1}", f"session-{number}", None, text, at))
+            at += MESSAGE_SPACING
+    return turns
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    system: str
+    probe: int
+    passed: bool
+    missing: tuple[str, ...]
+    forbidden: tuple[str, ...]
+    tokens: int
+
+
+def judge(block: str, probe: ProbeIn) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(expected strings missing, forbidden strings present), case-insensitive."""
+    text = block.lower()
+    missing = tuple(e for e in probe.expect if e.lower() not in text)
+    forbidden = tuple(f for f in probe.forbid if f.lower() in text)
+    return missing, forbidden
+
+
+def run_scenario(scenario: ScenarioIn, embedder) -> list[ProbeResult]:  # noqa: ANN001
+    turns = scenario_turns(scenario, BENCH_START)
+    systems = all_systems(embedder, BENCH_START)
+    ask_at = turns[-1].at + PROBE_DELAY
+    results = []
+    try:
+        for turn in turns:
+            for system in systems:
+                system.add(turn)
+        for number, probe in enumerate(scenario.probes, start=1):
+            for system in systems:
+                context = system.recall(probe.query, probe.budget, ask_at)
+                missing, forbidden = judge(context.block, probe)
+                results.append(ProbeResult(system.name, number, not missing and not forbidden, missing, forbidden,
+                                           context.tokens_used))
+    finally:
+        for system in systems:
+            system.close()
+    return results
+
+
+def _probe_label(number: int, probe: ProbeIn) -> str:
+    return f"{number}. {probe.query[:40]} @{probe.budget}"
+
+
+def scenario_table(name: str, scenario: ScenarioIn, results: list[ProbeResult]) -> Table:
+    systems = list(dict.fromkeys(r.system for r in results))
+    by_key = {(r.system, r.probe): r for r in results}
+    rows = []
+    for number, probe in enumerate(scenario.probes, start=1):
+        cells = [_verdict(by_key[(s, number)]) for s in systems]
+        rows.append((_probe_label(number, probe), *cells))
+    totals = [sum(by_key[(s, n)].passed for n in range(1, len(scenario.probes) + 1)) for s in systems]
+    rows.append(("passed", *[f"{t}/{len(scenario.probes)}" for t in totals]))
+    return Table(f"Scenario: {name}", ("probe", *systems), tuple(rows))
+
+
+def _verdict(result: ProbeResult) -> str:
+    if result.passed:
+        return "pass"
+    reasons = [f"-{m}" for m in result.missing] + [f"+{f}" for f in result.forbidden]
+    return "FAIL " + " ".join(reasons)
+
+
+@click.command(name="scenario")
+@click.option("--file", "files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A scenario file (repeatable); default: the scenarios shipped with Engram.")
+@output_options
+@handle_errors
+def command(files: tuple[Path, ...], json_path: Path | None, plot_dir: Path | None) -> None:
+    """Scripted belief-revision stories: expected strings in context, forbidden ones out."""
+    require_plotting(plot_dir)
+    paths = list(files) or shipped_scenarios()
+    scenarios = [(p, load_scenario(p)) for p in paths]  # all validated before any run
+    embedder = bench_embedder(current_embedder_name())
+    report = Report("scenario", {"scenarios": len(scenarios), "embedder": embedder.model_id})
+    for path, scenario in scenarios:
+        results = run_scenario(scenario, embedder)
+        name = scenario.name or path.stem
+        report.tables.append(scenario_table(name, scenario, results))
+        report.results[name] = [vars(r) for r in results]
+    emit(report, json_path, plot_dir)

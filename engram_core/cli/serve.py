@@ -1,0 +1,100 @@
+"""``engram serve``: every function's routes on one local HTTP server (FastAPI on uvicorn).
+
+On the embedded default (a local tenant directory, local MiniLM, the offline
+bookkeeper) and with no API keys configured, it makes a dev key for tenant
+``dev`` and prints it, so the server is usable at once and still authenticated.
+"""
+
+from __future__ import annotations
+
+import click
+
+from engram_core.cli.common import handle_errors
+from engram_core.errors import ConfigurationError
+
+DEV_TENANT = "dev"
+FUNCTIONS = ["all", "chat", "memories", "consolidate"]
+
+
+def _dev_credentials(settings, dev_key: str | None) -> tuple[list, dict[str, str], dict]:  # noqa: ANN001
+    """A dev API key when none is configured (never on cloud storage), and an admin key for local jobs."""
+    from functions.auth import KeyEntry, hash_key, new_key
+
+    overrides: dict = {}
+    keys: dict[str, str] = {}
+    entries = []
+    if settings.api_keys is None and settings.api_keys_file is None:
+        if settings.tenant_root().startswith("oss://"):
+            raise ConfigurationError("no API keys configured: set ENGRAM_API_KEYS or ENGRAM_API_KEYS_FILE",
+                                     field="api_keys")
+        keys["api"] = dev_key or new_key()
+        entries.append(KeyEntry(tenant=DEV_TENANT, hash=hash_key(keys["api"])).stored())
+    if settings.admin_key is None and not settings.tenant_root().startswith("oss://"):
+        keys["admin"] = new_key()
+        overrides["admin_key"] = keys["admin"]
+    return entries, keys, overrides
+
+
+def _announce(url: str, keys: dict[str, str]) -> None:
+    click.echo(f"engram: serving on {url} (OpenAPI at {url}/openapi.json)")
+    if "api" in keys:
+        click.echo(f"engram: dev API key for tenant '{DEV_TENANT}': {keys['api']}")
+        click.echo(f"engram: try: curl -H 'Authorization: Bearer {keys['api']}' {url}/stats")
+
+
+def _print_new_key(tenant: str) -> None:
+    from functions.auth import KeyEntry, hash_key, new_key
+
+    key = new_key()
+    entry = KeyEntry(tenant=tenant, hash=hash_key(key))
+    click.echo(f"API key (give it to the tenant, store it nowhere else): {key}")
+    click.echo(f"entry for ENGRAM_API_KEYS or the keys file: {entry.model_dump_json()}")
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0 in a container).")
+@click.option("--port", default=9000, show_default=True, type=click.IntRange(1, 65535), help="Port to listen on.")
+@click.option("--store", "tenant_store", metavar="DIR|oss://BUCKET/PREFIX",
+              help="Tenant stores (env ENGRAM_TENANT_STORE; default: a per-user data dir).")
+@click.option("--embedder", type=click.Choice(["minilm", "hashing", "qwen"]), help="Embedder (env ENGRAM_EMBEDDER).")
+@click.option("--function", "function", type=click.Choice(FUNCTIONS), help="Routes to serve (env ENGRAM_FUNCTION).")
+@click.option("--dev-key", envvar="ENGRAM_DEV_KEY", metavar="KEY", help="Use this dev API key instead of a new one.")
+@click.option("--new-key", "new_key_for", metavar="TENANT", help="Print a new API key and its hashed entry; exit.")
+@click.option("--env-table", is_flag=True, help="Print the environment variables the server reads; exit.")
+@handle_errors
+def serve(host: str, port: int, tenant_store: str | None, embedder: str | None, function: str | None,
+          dev_key: str | None, new_key_for: str | None, env_table: bool) -> None:
+    """Run the HTTP API (chat, memories, consolidate, /invoke) on one local server."""
+    from functions.settings import env_table as settings_table
+
+    if env_table:
+        click.echo(settings_table())
+        return
+    if new_key_for:
+        from engram_core.tenancy import check_tenant_id
+
+        _print_new_key(check_tenant_id(new_key_for))
+        return
+    _run({"tenant_store": tenant_store, "embedder": embedder, "function": function}, host, port, dev_key)
+
+
+def _run(options: dict, host: str, port: int, dev_key: str | None) -> None:
+    import uvicorn
+
+    from functions.app import create_app
+    from functions.middleware import configure_logging
+    from functions.service import build_service
+    from functions.settings import load_settings
+
+    settings = load_settings(**options)
+    entries, keys, overrides = _dev_credentials(settings, dev_key)
+    if overrides:
+        settings = load_settings(**options, **overrides)
+    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
+    service = build_service(settings, extra_keys=entries)
+    service.self_url = url
+    configure_logging(settings.log_level)
+    _announce(url, keys)
+    config = uvicorn.Config(create_app(service), host=host, port=port, log_config=None, access_log=False,
+                            timeout_graceful_shutdown=30)
+    uvicorn.Server(config).run()

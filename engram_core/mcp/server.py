@@ -1,0 +1,160 @@
+"""The MCP server: ``engram_*`` tools and a memory-context resource over the official ``mcp`` SDK.
+
+stdio serves one tenant chosen at start; streamable HTTP authenticates every request
+with a bearer API key and runs each call on that key's tenant only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.types import ToolAnnotations
+
+from engram_core.errors import ConfigurationError
+from engram_core.mcp.settings import HttpAddress, McpSettings
+from engram_core.mcp.tools import MemoryTools
+from engram_core.tenancy import TenantStores, open_tenant_stores
+from functions.auth import KeyRing
+
+MAX_REQUEST_BYTES = 32 * 1024 * 1024  # an import carries a whole export
+INSTRUCTIONS = (
+    "Engram is your long-term memory. At the start of a turn call engram_recall with the user's message and a "
+    "token budget, and put the returned `block` in your context. Call engram_remember for anything worth keeping "
+    "(facts, preferences, skills); a changed fact supersedes the old one. Use engram_beliefs for what is true now "
+    "or on a past date, engram_forget to forget (purge only on a privacy request, with confirm_purge=true)."
+)
+
+_READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+_ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+_CHANGE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+TOOL_TABLE: tuple[tuple[str, str, ToolAnnotations], ...] = (
+    ("engram_remember", "remember", _ADD),
+    ("engram_recall", "recall", _ADD),
+    ("engram_list", "list_memories", _READ),
+    ("engram_beliefs", "beliefs", _READ),
+    ("engram_forget", "forget", _CHANGE),
+    ("engram_stats", "stats", _READ),
+    ("engram_export", "export", _READ),
+    ("engram_import", "import_store", _ADD),
+    ("engram_sleep", "sleep", _CHANGE),
+    ("engram_dream", "dream", _ADD),
+    ("engram_dream_apply", "dream_apply", _CHANGE),
+)
+TOOL_NAMES = tuple(name for name, _, _ in TOOL_TABLE)
+
+
+@dataclass(frozen=True)
+class HttpAuth:
+    """Bearer-token auth for streamable HTTP: each configured key maps to one tenant."""
+
+    keys: KeyRing
+    base_url: str
+
+
+class TenantTokenVerifier:
+    """The SDK's TokenVerifier port over the key ring; the tenant rides in ``client_id``."""
+
+    def __init__(self, keys: KeyRing) -> None:
+        self._keys = keys
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        tenant = self._keys.tenant_for(token)
+        if tenant is None:
+            return None
+        return AccessToken(token=token, client_id=tenant, subject=tenant, scopes=[])
+
+
+def tenant_of_request() -> str:
+    """The tenant of the authenticated request being served (never from a tool argument)."""
+    token = get_access_token()
+    if token is None:
+        raise ToolError("this request is not authenticated")
+    return token.client_id
+
+
+def _resource_text(read: Callable[[], str]) -> str:
+    try:
+        return read()
+    except ToolError as exc:
+        raise ResourceError(str(exc)) from exc
+
+
+def _add_resources(server: MCPServer, tools: MemoryTools) -> None:
+    @server.resource("engram://memory-context", name="memory-context", mime_type="text/plain",
+                     description="What is believed true now, as a memory block for a model's context.")
+    def memory_context() -> str:
+        return _resource_text(tools.memory_context)
+
+    @server.resource("engram://memory-context/{query}", name="memory-context-for-query", mime_type="text/plain",
+                     description="The memory block recall packs for a query (default budget, no reinforcement).")
+    def memory_context_for(query: str) -> str:
+        return _resource_text(lambda: tools.recall_context(query))
+
+
+def build_server(tools: MemoryTools, auth: HttpAuth | None = None) -> MCPServer:
+    """Register every ``engram_*`` tool (schemas from the type hints) and the memory-context resources."""
+    from engram_core import __version__
+
+    options = {}
+    if auth is not None:
+        options = {"token_verifier": TenantTokenVerifier(auth.keys),
+                   "auth": AuthSettings(issuer_url=auth.base_url, resource_server_url=None)}
+    server = MCPServer("engram", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING", **options)
+    for name, method, hints in TOOL_TABLE:
+        server.add_tool(getattr(tools, method), name=name, annotations=hints)
+    _add_resources(server, tools)
+    return server
+
+
+def open_stores(location: str, embedder: str | None) -> TenantStores:
+    """Per-tenant stores at a directory or ``oss://bucket/prefix``, all with one embedder."""
+    from engram_core import open_engine
+
+    def open_tenant_engine(path: Path):  # noqa: ANN202 - Engine
+        return open_engine(path, embedder=embedder)
+
+    return open_tenant_stores(location, open_tenant_engine)
+
+
+def serve(settings: McpSettings, keys: KeyRing) -> None:
+    """Run until the client hangs up (stdio) or the process is stopped (HTTP)."""
+    if settings.http is not None and len(keys) == 0:
+        raise ConfigurationError("--http needs at least one API key: set ENGRAM_API_KEYS or --keys-file "
+                                 "(make one with `engram mcp new-key --tenant NAME`)", field="api_keys")
+    stores = open_stores(settings.store, settings.embedder)
+    try:
+        if settings.http is None:
+            _serve_stdio(stores, settings.tenant)
+        else:
+            _serve_http(stores, settings.embedder, settings.http, keys)
+    finally:
+        stores.close()
+
+
+def _serve_stdio(stores: TenantStores, tenant: str) -> None:
+    tools = MemoryTools(stores, lambda: tenant)
+    tools.warm_up()
+    build_server(tools).run("stdio")
+
+
+def _warm_local_weights(embedder: str | None) -> None:
+    """Tenants are not known before the first request, but local MiniLM weights are shared: load them now."""
+    from engram_core.adapters.minilm import MiniLMEmbedder
+    from engram_core.providers import build_providers
+
+    chosen = build_providers(embedder=embedder).embedder
+    if isinstance(chosen, MiniLMEmbedder):
+        chosen.embed(["warm-up"])
+
+
+def _serve_http(stores: TenantStores, embedder: str | None, address: HttpAddress, keys: KeyRing) -> None:
+    _warm_local_weights(embedder)
+    server = build_server(MemoryTools(stores, tenant_of_request), HttpAuth(keys, address.base_url))
+    server.run("streamable-http", host=address.host, port=address.port, max_request_body_size=MAX_REQUEST_BYTES)

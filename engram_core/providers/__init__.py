@@ -1,0 +1,94 @@
+"""Model providers: Qwen Cloud when a key is configured, the offline embedded default otherwise."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engram_core.errors import ConfigurationError
+from engram_core.ports import LLM, Embedder
+from engram_core.providers.settings import KEY_VARIABLES, ProviderSettings, load_settings
+from engram_core.providers.usage import UsageMeter
+
+if TYPE_CHECKING:  # the openai client loads only when Qwen is actually used
+    from engram_core.providers.transport import Transport
+
+__all__ = ["Providers", "ProviderSettings", "build_providers", "load_settings"]
+
+LOCAL_EMBEDDERS = ("minilm", "hashing")
+QWEN_EMBEDDER = "qwen"
+
+
+@dataclass(frozen=True)
+class Providers:
+    """The ports an engine gets, the meter their calls go to, and why each was chosen."""
+
+    llm: LLM
+    embedder: Embedder
+    usage: UsageMeter | None
+    llm_reason: str
+    embedder_reason: str
+
+
+def _offline_reason(settings: ProviderSettings) -> str:
+    if settings.provider == "offline":
+        return "ENGRAM_PROVIDER=offline"
+    return f"no Qwen Cloud key ({' or '.join(KEY_VARIABLES)}) is set"
+
+
+def _check_mode(settings: ProviderSettings, embedder: Embedder | str | None) -> None:
+    wants_qwen = settings.provider == "qwen" or embedder == QWEN_EMBEDDER
+    if wants_qwen and settings.api_key is None:
+        raise ConfigurationError(f"Qwen Cloud needs an API key: set {' or '.join(KEY_VARIABLES)}", field="api_key")
+    if embedder == QWEN_EMBEDDER and settings.provider == "offline":
+        raise ConfigurationError("the qwen embedder cannot run with ENGRAM_PROVIDER=offline", field="embedder")
+
+
+def _pick_llm(settings: ProviderSettings, llm: LLM | None, transport: Transport | None) -> tuple[LLM, str]:
+    if llm is not None:
+        return llm, "passed in by the caller"
+    if transport is not None and settings.qwen_active:
+        from engram_core.providers.qwen import QwenLLM
+
+        return QwenLLM(settings, transport), "Qwen Cloud key is set"
+    from engram_core.adapters.offline_llm import OfflineLLM
+
+    return OfflineLLM(), _offline_reason(settings)
+
+
+def _pick_embedder(settings: ProviderSettings, embedder: Embedder | str | None,
+                   transport: Transport | None) -> tuple[Embedder, str]:
+    if embedder is not None and not isinstance(embedder, str):
+        return embedder, "passed in by the caller"
+    if embedder in LOCAL_EMBEDDERS:
+        from engram_core import default_embedder
+
+        return default_embedder(embedder), f"chosen by name ({embedder})"
+    if embedder not in (None, QWEN_EMBEDDER):
+        choices = ", ".join((*LOCAL_EMBEDDERS, QWEN_EMBEDDER))
+        raise ConfigurationError(f"unknown embedder {embedder!r}; use one of: {choices}", field="embedder")
+    if transport is not None and (embedder == QWEN_EMBEDDER or settings.qwen_active):
+        from engram_core.providers.qwen_embed import QwenEmbedder
+
+        why = "chosen by name (qwen)" if embedder == QWEN_EMBEDDER else "Qwen Cloud key is set"
+        return QwenEmbedder(settings, transport), why
+    from engram_core import default_embedder
+
+    return default_embedder("minilm"), _offline_reason(settings) + ": local MiniLM"
+
+
+def build_providers(settings: ProviderSettings | None = None, *, embedder: Embedder | str | None = None,
+                    llm: LLM | None = None) -> Providers:
+    """Qwen for whatever the caller did not pass in, when a key is set (and not ENGRAM_PROVIDER=offline)."""
+    settings = settings or load_settings()
+    _check_mode(settings, embedder)
+    needs_qwen = settings.qwen_active and (llm is None or embedder in (None, QWEN_EMBEDDER))
+    meter = UsageMeter(settings.prices) if needs_qwen else None
+    transport = None
+    if meter is not None:
+        from engram_core.providers.transport import Transport
+
+        transport = Transport(settings, meter)
+    chosen_llm, llm_reason = _pick_llm(settings, llm, transport)
+    chosen_embedder, embedder_reason = _pick_embedder(settings, embedder, transport)
+    return Providers(chosen_llm, chosen_embedder, meter, llm_reason, embedder_reason)

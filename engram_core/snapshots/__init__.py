@@ -1,0 +1,83 @@
+"""Snapshot storage: a tenant's SQLite database as immutable, numbered generations.
+
+    from engram_core.snapshots import open_snapshotter
+
+    snapshots = open_snapshotter("oss://my-bucket/engram", open_engine)   # or a local directory
+    snapshots.run("alice", lambda engine: engine.remember("Prefers aisle seats"))
+
+See ``snapshotter.py`` for the commit protocol and ``layout.py`` for the keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engram_core.snapshots.ports import ObjectInfo, SnapshotStore, StoredObject
+from engram_core.snapshots.retention import RetentionPolicy
+from engram_core.snapshots.settings import (
+    OssSettings,
+    SnapshotSettings,
+    load_snapshot_settings,
+)
+from engram_core.snapshots.snapshotter import CommitResult, RetryPolicy, Snapshotter
+
+if TYPE_CHECKING:
+    from engram_core.engine import Engine
+
+__all__ = [
+    "CommitResult", "ObjectInfo", "OssSettings", "RetentionPolicy", "RetryPolicy", "SnapshotSettings",
+    "SnapshotStore", "Snapshotter", "StoredObject", "is_remote", "open_snapshot_store",
+    "open_snapshot_tenant_stores", "open_snapshotter",
+]
+MIB = 1024 * 1024
+
+
+def is_remote(location: str) -> bool:
+    return str(location).startswith("oss://")
+
+
+def open_snapshot_store(location: str | Path, oss: OssSettings | None = None) -> SnapshotStore:
+    """``oss://bucket/prefix`` (OSS, or S3-compatible with ENGRAM_OSS_DIALECT=s3) or a local directory."""
+    if is_remote(str(location)):
+        from engram_core.snapshots.oss import OssStore
+        from engram_core.snapshots.settings import load_oss_settings, parse_oss_url
+
+        bucket, prefix = parse_oss_url(str(location))
+        return OssStore.from_settings(oss or load_oss_settings(), bucket, prefix)
+    from engram_core.snapshots.local import LocalDirStore
+
+    return LocalDirStore(location)
+
+
+def default_cache_dir() -> Path:
+    from platformdirs import user_cache_path  # only the default needs it
+
+    return user_cache_path("engram") / "snapshots"
+
+
+def open_snapshotter(location: str | Path, open_engine: Callable[[Path], "Engine"], *,
+                     settings: SnapshotSettings | None = None, oss: OssSettings | None = None,
+                     store: SnapshotStore | None = None) -> Snapshotter:
+    from engram_core.snapshots.cache import WarmCache
+
+    settings = settings or load_snapshot_settings()
+    store = store or open_snapshot_store(location, oss)
+    cache = WarmCache(settings.cache_dir or default_cache_dir(), store.location, settings.cache_mb * MIB)
+    return Snapshotter(
+        store, open_engine, cache,
+        retention=RetentionPolicy(settings.keep, timedelta(seconds=settings.grace_seconds)),
+        retry=RetryPolicy(max_attempts=settings.max_attempts),
+        compression_level=settings.compression_level,
+    )
+
+
+def open_snapshot_tenant_stores(location: str, open_engine: Callable[[Path], "Engine"] | None = None) -> Snapshotter:
+    """Tenant stores over snapshot storage: ``run(tenant, operation, write=...)``, ``tenants()``, ``close()``."""
+    if open_engine is None:
+        from engram_core import open_engine as open_default
+
+        open_engine = open_default
+    return open_snapshotter(location, open_engine)

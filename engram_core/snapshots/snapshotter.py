@@ -1,0 +1,391 @@
+"""The Snapshotter: a tenant's SQLite database, loaded from its newest generation and committed as the next.
+
+    snapshotter.run("alice", lambda engine: engine.remember("Prefers aisle seats"))
+
+``run`` loads the newest good generation (warm cache first: one request to
+check nothing newer exists), opens a private working copy, runs the
+operation, and, if the operation changed anything, writes generation N+1
+create-only. A writer that loses the race reloads and re-applies its
+operation, with jittered backoff, up to a bounded number of attempts; then
+it raises BusyError and nothing was written. Read-only operations never
+write a generation.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from engram_core.adapters.sqlite_store import LATEST_SCHEMA
+from engram_core.errors import (
+    BusyError,
+    CorruptSnapshotError,
+    GenerationExistsError,
+    SchemaTooNewError,
+    StoreError,
+)
+from engram_core.snapshots import sqlite_files
+from engram_core.snapshots.batch import Lane, Ticket, abandon
+from engram_core.snapshots.cache import CachedGeneration, WarmCache
+from engram_core.snapshots.codec import DEFAULT_LEVEL, Sealed, schema_of, seal, unseal
+from engram_core.snapshots.layout import (
+    TenantKeys,
+    generation_of,
+    parse_hint,
+    tenant_of,
+)
+from engram_core.snapshots.ports import SnapshotStore, StoredObject
+from engram_core.snapshots.retention import RetentionPolicy
+
+if TYPE_CHECKING:
+    from engram_core.engine import Engine
+
+T = TypeVar("T")
+log = logging.getLogger("engram.snapshots")
+WORKING_FILE = "tenant.sqlite"
+# The hint only shortens the listing a cold load makes, so it is refreshed every few generations
+# instead of costing every commit a second request.
+HINT_EVERY = 16
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_attempts: int = 8
+    base_delay: float = 0.01
+    max_delay: float = 0.5
+
+    def delay(self, attempt: int, rng: random.Random) -> float:
+        """Full jitter: a uniform pick below an exponentially growing cap."""
+        return rng.uniform(0, min(self.max_delay, self.base_delay * 2 ** attempt))
+
+
+@dataclass(frozen=True)
+class Base:
+    """What a checkout starts from: a good generation (0: none yet) and the number its commit takes."""
+
+    generation: int
+    next_generation: int
+    cached: CachedGeneration | None
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    generation: int
+    payload_bytes: int
+    raw_bytes: int
+    deleted_older: int = 0
+
+
+@dataclass
+class Counters:
+    """What this instance did, for benchmarks and operators."""
+
+    warm_hits: int = 0
+    downloads: int = 0
+    commits: int = 0
+    conflicts: int = 0
+    quarantined: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def bump(self, name: str) -> None:
+        with self._lock:
+            setattr(self, name, getattr(self, name) + 1)
+
+
+class Checkout:
+    """One working copy of a tenant, open as an Engine; commit it or let it go."""
+
+    def __init__(self, owner: "Snapshotter", keys: TenantKeys, base: Base, workdir: Path, engine: "Engine") -> None:
+        self.owner, self.keys, self.base, self.workdir, self.engine = owner, keys, base, workdir, engine
+        # A working copy is scratch until its upload lands: the upload is the durable step, not these writes.
+        engine.store.conn.execute("PRAGMA synchronous = OFF")
+        self._changes_at_open = engine.store.conn.total_changes
+        self._event_seq_at_open = sqlite_files.last_event_seq(engine.store.conn)
+        self._open = True
+
+    @property
+    def path(self) -> Path:
+        return self.workdir / WORKING_FILE
+
+    def changed(self) -> bool:
+        return self.engine.store.conn.total_changes != self._changes_at_open
+
+    def commit(self) -> CommitResult | None:
+        """Write the next generation if the operation changed anything; None if it did not."""
+        if not self.changed():
+            self.discard()
+            return None
+        purge = sqlite_files.purged_since(self.engine.store.conn, self._event_seq_at_open)
+        self._close_engine()
+        return self.owner._commit(self, purge)
+
+    def _close_engine(self) -> None:
+        if self._open:
+            self._open = False
+            self.engine.close()
+
+    def discard(self) -> None:
+        self._close_engine()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self) -> "Checkout":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.discard()
+
+
+class Snapshotter:
+    """Thread-safe; share one per process so threads share the warm cache."""
+
+    def __init__(self, store: SnapshotStore, open_engine: Callable[[Path], "Engine"], cache: WarmCache, *,
+                 retention: RetentionPolicy | None = None, retry: RetryPolicy | None = None,
+                 compression_level: int = DEFAULT_LEVEL, rng: random.Random | None = None,
+                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], datetime] = utc_now) -> None:
+        self.store, self.cache = store, cache
+        self.retention = retention or RetentionPolicy()
+        self.retry = retry or RetryPolicy()
+        self.counters = Counters()
+        self._open_engine, self._level, self._sleep, self._clock = open_engine, compression_level, sleep, clock
+        self._rng = rng or random.Random()
+        self._bad: set[tuple[str, int]] = set()
+        self._lanes: dict[str, Lane] = {}
+        self._lanes_guard = threading.Lock()
+
+    # -- the use case ---------------------------------------------------------------
+    def run(self, tenant: str, operation: Callable[["Engine"], T], *, write: bool = True) -> T:
+        """Run ``operation`` on the tenant's newest state; commit its changes when ``write``.
+
+        Concurrent writers of one tenant in this process are grouped into one commit (see batch.py).
+        """
+        if not write:
+            with self.checkout(tenant) as checkout:
+                return operation(checkout.engine)
+        ticket, lane = Ticket(operation), self._lane(tenant)
+        lane.enqueue(ticket)
+        with lane.turn:
+            if not ticket.done:
+                batch = lane.take_all()
+                try:
+                    self._run_batch(tenant, batch)
+                finally:
+                    abandon(batch)
+        return ticket.outcome()
+
+    def queued(self, tenant: str) -> int:
+        """Writers of this tenant waiting for their turn in this process."""
+        return len(self._lane(tenant).pending)
+
+    def _lane(self, tenant: str) -> Lane:
+        with self._lanes_guard:
+            return self._lanes.setdefault(tenant, Lane())
+
+    def _run_batch(self, tenant: str, batch: list[Ticket]) -> None:
+        """Apply every queued operation to one checkout and commit once; a lost race re-applies them all."""
+        for attempt in range(self.retry.max_attempts):
+            batch = self._apply_batch(tenant, batch)
+            if not batch:
+                return
+            if attempt + 1 < self.retry.max_attempts:
+                self._sleep(self.retry.delay(attempt, self._rng))
+        busy = BusyError(f"tenant {tenant!r} is busy: {self.retry.max_attempts} commits in a row lost the race "
+                         "to other writers; nothing was written, retry")
+        for ticket in batch:
+            ticket.finish(busy)
+
+    def _apply_batch(self, tenant: str, batch: list[Ticket]) -> list[Ticket]:
+        """One attempt; returns the tickets still to do (empty once committed)."""
+        while batch:
+            with self.checkout(tenant) as checkout:
+                for ticket in batch:
+                    ticket.apply(checkout.engine)
+                failed = [t for t in batch if t.error is not None]
+                if failed and len(batch) > 1:  # its partial writes must not ride along: redo the rest
+                    for ticket in failed:
+                        ticket.finish()
+                    batch = [t for t in batch if t.error is None]
+                    continue
+                if failed or self._committed(checkout):
+                    for ticket in batch:
+                        ticket.finish()
+                    return []
+                return batch
+        return []
+
+    def _committed(self, checkout: Checkout) -> bool:
+        try:
+            checkout.commit()
+        except GenerationExistsError:
+            self.counters.bump("conflicts")
+            return False
+        return True
+
+    def checkout(self, tenant: str) -> Checkout:
+        keys = TenantKeys(tenant)
+        workdir = self.cache.workspace()
+        try:
+            base = self._materialise(keys, workdir / WORKING_FILE)
+            return Checkout(self, keys, base, workdir, self._open_engine(workdir / WORKING_FILE))
+        except BaseException:
+            shutil.rmtree(workdir, ignore_errors=True)
+            raise
+
+    def _materialise(self, keys: TenantKeys, dest: Path) -> Base:
+        """Load the newest good generation into ``dest`` (nothing at all for a new tenant)."""
+        for _ in range(3):
+            base = self._load(keys)
+            if base.cached is None or self.cache.copy_to(base.cached, dest):
+                return base
+        raise StoreError(f"tenant {keys.tenant!r}: the warm cache kept losing its copy; is it too small?")
+
+    # -- loading ----------------------------------------------------------------------
+    def _load(self, keys: TenantKeys) -> Base:
+        cached = self.cache.newest(keys.tenant)
+        newest = self.newest_generation(keys.tenant, cached.generation if cached else None)
+        if newest == 0:
+            return Base(0, 1, None)
+        for number in range(newest, 0, -1):
+            if cached is not None and number == cached.generation:
+                self.counters.bump("warm_hits")
+                return Base(number, newest + 1, cached)
+            entry = self._fetch_good(keys, number)
+            if entry is not None:
+                return Base(number, newest + 1, entry)
+            if (keys.tenant, number) not in self._bad:
+                break  # collected: nothing older survives either
+        raise StoreError(f"tenant {keys.tenant!r}: no readable generation (newest is {newest}); "
+                         "see `engram snapshots list`")
+
+    def newest_generation(self, tenant: str, known: int | None = None) -> int:
+        """The newest generation number (0 if none). From a known one that is still the newest,
+        one request; otherwise one listing that starts at the known one, or at the hint."""
+        keys = TenantKeys(tenant)
+        if known is not None and self.store.head(keys.generation(known + 1)) is None:
+            return known
+        floor = known + 1 if known is not None else self._hinted(keys)
+        newest = self._listed_newest(keys, floor) if floor else 0
+        return newest or self._listed_newest(keys, None)
+
+    def _hinted(self, keys: TenantKeys) -> int | None:
+        hint = self.store.get(keys.hint)
+        return parse_hint(hint.data) if hint is not None else None
+
+    def _listed_newest(self, keys: TenantKeys, floor: int | None) -> int:
+        """Highest generation at or above ``floor`` (the whole prefix without one); 0 if none."""
+        start = keys.generation(floor - 1) if floor is not None and floor > 1 else ""
+        listed = self.store.list(keys.snap_prefix, start_after=start)
+        return max((n for info in listed if (n := generation_of(info.key))), default=0)
+
+    def _fetch_good(self, keys: TenantKeys, number: int) -> CachedGeneration | None:
+        """Download, verify and cache one generation; None if it is gone or quarantined."""
+        if (keys.tenant, number) in self._bad:
+            return None
+        try:
+            return self._fetch(keys, number)
+        except CorruptSnapshotError as exc:
+            self._quarantine(keys, number, exc)
+            return None
+
+    def _fetch(self, keys: TenantKeys, number: int) -> CachedGeneration | None:
+        workdir = self.cache.workspace()
+        try:
+            if self.download_verified(keys.tenant, number, workdir / WORKING_FILE) is None:
+                return None
+            self.counters.bump("downloads")
+            return self.cache.adopt(keys.tenant, number, workdir / WORKING_FILE)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def download_verified(self, tenant: str, number: int, dest: Path) -> StoredObject | None:
+        """Write generation ``number`` to ``dest`` after every check a load makes; None if it is gone."""
+        keys = TenantKeys(tenant)
+        found = self.store.get(keys.generation(number))
+        if found is None:
+            return None
+        where = f"{tenant} generation {number}"
+        raw = unseal(found.data, found.metadata, where)
+        if schema_of(raw) > LATEST_SCHEMA:
+            raise SchemaTooNewError(f"{where} has schema v{schema_of(raw)}, newer than this Engram "
+                                    f"(v{LATEST_SCHEMA}); upgrade Engram (it is never downgraded)")
+        dest.write_bytes(raw)
+        sqlite_files.quick_check(dest, where)
+        return found
+
+    def _quarantine(self, keys: TenantKeys, number: int, exc: CorruptSnapshotError) -> None:
+        """Never serve it again; leave it in place so generation numbers stay contiguous."""
+        self._bad.add((keys.tenant, number))
+        self.counters.bump("quarantined")
+        log.warning("snapshot quarantined: tenant=%s generation=%d reason=%s", keys.tenant, number, exc.message)
+        marker = {"generation": number, "reason": exc.message, "detected_at": self._clock().isoformat()}
+        try:
+            self.store.put(keys.quarantine(number), json.dumps(marker).encode("utf-8"), {})
+        except StoreError as err:
+            log.warning("could not record the quarantine of %s generation %d: %s", keys.tenant, number, err.message)
+
+    # -- committing ---------------------------------------------------------------------
+    def _commit(self, checkout: Checkout, purge: bool) -> CommitResult:
+        keys, target = checkout.keys, checkout.base.next_generation
+        sqlite_files.finalize(checkout.path, vacuum=purge)
+        sealed = seal(checkout.path.read_bytes(), self._level)
+        self.publish(keys, target, sealed, force_hint=purge)
+        self.cache.adopt(keys.tenant, target, checkout.path)
+        deleted = self._delete_older(keys, target) if purge else 0
+        self.counters.bump("commits")
+        log.info("snapshot committed: tenant=%s generation=%d bytes=%d", keys.tenant, target, len(sealed.payload))
+        return CommitResult(target, len(sealed.payload), sealed.raw_size, deleted)
+
+    def publish(self, keys: TenantKeys, target: int, sealed: Sealed, *, force_hint: bool = False) -> None:
+        """Create-only upload of one generation (then, now and again, the advisory hint)."""
+        key = keys.generation(target)
+        try:
+            self.store.put_new(key, sealed.payload, sealed.metadata())
+        except GenerationExistsError:
+            raise  # another writer's: the store answered, so this upload did not land
+        except StoreError as exc:
+            if not self._holds(key, sealed.sha256):
+                raise StoreError(f"commit of {keys.tenant} generation {target} failed, nothing was committed: "
+                                 f"{exc.message}") from exc
+        if target % HINT_EVERY == 0 or force_hint:
+            self._write_hint(keys, target)
+
+    def _holds(self, key: str, sha256: str) -> bool:
+        """After an error: did our upload land anyway (the answer was lost, not the write)?"""
+        try:
+            info = self.store.head(key)
+        except StoreError as exc:
+            raise StoreError(f"commit outcome unknown for {key}: {exc.message}; retry (a retry is safe)") from exc
+        return info is not None and info.metadata.get("sha256") == sha256
+
+    def _write_hint(self, keys: TenantKeys, number: int) -> None:
+        try:
+            self.store.put(keys.hint, str(number).encode("ascii"), {})
+        except StoreError as exc:  # the hint is advisory: the generation is committed either way
+            log.warning("could not update the hint of %s: %s", keys.tenant, exc.message)
+
+    def _delete_older(self, keys: TenantKeys, number: int) -> int:
+        """After a purge no generation may keep the purged data."""
+        doomed = [i.key for i in self.store.list(keys.root)
+                  if (generation_of(i.key) or number) < number or i.key.startswith(keys.quarantine_prefix)]
+        self.store.delete(doomed)
+        log.info("purge: deleted %d older objects of tenant %s", len(doomed), keys.tenant)
+        return len(doomed)
+
+    # -- tenants ------------------------------------------------------------------------
+    def tenants(self) -> list[str]:
+        return sorted({t for i in self.store.list("") if "/snap/" in i.key and (t := tenant_of(i.key))})
+
+    def close(self) -> None:
+        """Nothing to release: working copies are closed per operation, cached files stay warm."""

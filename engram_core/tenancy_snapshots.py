@@ -1,0 +1,130 @@
+"""Tenant stores over snapshot storage (``oss://bucket/prefix``): one Snapshotter shared by every thread.
+
+A write loads the tenant's newest generation (warm cache first), runs the
+operation and commits the next generation create-only, re-applying the
+operation when another instance won the race. A read runs on a warm read
+replica: an open working copy of the newest generation, kept per tenant and
+checked with one request (is there a generation after it?) before each use, so
+a warm read neither downloads nor rebuilds the recall index. Function Compute
+hands each request fresh STS credentials in ``x-fc-*`` headers;
+``use_request_credentials`` moves the object store client onto them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from engram_core.tenancy import check_tenant_id
+
+if TYPE_CHECKING:
+    from engram_core.engine import Engine
+    from engram_core.snapshots import OssSettings, Snapshotter
+    from engram_core.snapshots.snapshotter import Checkout
+
+T = TypeVar("T")
+FC_KEY_ID_HEADER = "x-fc-access-key-id"
+MAX_REPLICAS = 32  # warm read replicas kept per instance (least recently used go first)
+
+
+class SnapshotTenantStores:
+    """The object store client is built on first use, so a process answers /healthz before it loads oss2."""
+
+    def __init__(self, location: str, open_engine: Callable[[Path], Engine]) -> None:
+        self.location = location
+        self._open_engine = open_engine
+        self._snapshotter: Snapshotter | None = None
+        self._oss: OssSettings | None = None
+        self._key_id: str | None = None
+        self._lock = threading.Lock()
+        self._replicas: OrderedDict[str, Checkout] = OrderedDict()
+        self._tenant_locks: dict[str, threading.Lock] = {}
+
+    @property
+    def snapshotter(self) -> Snapshotter:
+        with self._lock:
+            if self._snapshotter is None:
+                from engram_core.snapshots import open_snapshotter
+                from engram_core.snapshots.settings import load_oss_settings
+
+                self._oss = load_oss_settings()
+                self._snapshotter = open_snapshotter(self.location, self._open_engine, oss=self._oss)
+            return self._snapshotter
+
+    def run(self, tenant: str, operation: Callable[[Engine], T], *, write: bool) -> T:
+        tenant = check_tenant_id(tenant)
+        if write:
+            return self.snapshotter.run(tenant, operation, write=True)
+        with self._tenant_lock(tenant):
+            return operation(self._fresh_replica(tenant).engine)
+
+    def _tenant_lock(self, tenant: str) -> threading.Lock:
+        with self._lock:
+            return self._tenant_locks.setdefault(tenant, threading.Lock())
+
+    def _fresh_replica(self, tenant: str) -> Checkout:
+        """The tenant's replica, replaced when a newer generation exists (caller holds the tenant's lock)."""
+        replica = self._replicas.get(tenant)
+        known = replica.base.generation if replica is not None else None
+        if replica is not None and self.snapshotter.newest_generation(tenant, known) == known:
+            with self._lock:
+                self._replicas.move_to_end(tenant)
+            return replica
+        if replica is not None:
+            replica.discard()
+        replica = self.snapshotter.checkout(tenant)
+        with self._lock:
+            self._replicas[tenant] = replica
+            idle = [t for t in self._replicas if t != tenant][:max(0, len(self._replicas) - MAX_REPLICAS)]
+        for name in idle:
+            self._drop_replica(name, wait=False)
+        return replica
+
+    def _drop_replica(self, tenant: str, *, wait: bool) -> None:
+        lock = self._tenant_lock(tenant)
+        if not lock.acquire(blocking=wait):
+            return  # in use right now: it goes next time
+        try:
+            with self._lock:
+                replica = self._replicas.pop(tenant, None)
+            if replica is not None:
+                replica.discard()
+        finally:
+            lock.release()
+
+    def tenants(self) -> list[str]:
+        return self.snapshotter.tenants()
+
+    def close(self) -> None:
+        """Close every read replica (their working copies are private and never committed)."""
+        with self._lock:
+            tenants = list(self._replicas)
+        for tenant in tenants:
+            self._drop_replica(tenant, wait=True)
+        if self._snapshotter is not None:
+            self._snapshotter.close()
+
+    def use_request_credentials(self, headers: Mapping[str, str]) -> None:
+        """Switch to the STS credentials a Function Compute request carries, when they changed."""
+        key_id = headers.get(FC_KEY_ID_HEADER)
+        if not key_id or key_id == self._key_id:
+            return
+        from engram_core.snapshots import open_snapshot_store
+
+        snapshotter = self.snapshotter
+        with self._lock:
+            if key_id != self._key_id:
+                snapshotter.store = open_snapshot_store(self.location, self._oss.with_fc_credentials(headers))
+                self._key_id = key_id
+
+
+def open_snapshot_tenant_stores(location: str, open_engine: Callable[[Path], Engine] | None = None
+                                ) -> SnapshotTenantStores:
+    if open_engine is None:
+        from engram_core import open_engine as open_default
+
+        open_engine = open_default
+    return SnapshotTenantStores(location, open_engine)

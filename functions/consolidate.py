@@ -1,0 +1,59 @@
+"""The consolidate function: session consolidation, the sleep cycle, dreaming (propose, then apply approved)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Response
+
+from engram_core.views import event_view, proposal_view, write_view
+from functions import schedule
+from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, shape
+from functions.openapi import LIMITED_WRITE_ERRORS
+from functions.schemas import ConsolidateRequest, DreamApplyOut, DreamApplyRequest, ProposalOut, WriteOut
+
+router = APIRouter(tags=["consolidate"])
+
+
+@router.post("/consolidate", response_model=WriteOut, responses=LIMITED_WRITE_ERRORS)
+def consolidate(body: ConsolidateRequest, response: Response, tenant: LimitedTenantDep,
+                replay: ReplayDep, service: ServiceDep) -> object:
+    """Turn a session's transcript into durable, adjudicated memories."""
+
+    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+        return 200, write_view(engine.consolidate(body.session_id))
+
+    return shape(service.write(tenant, write, replay), response)
+
+
+@router.post("/sleep", response_model=WriteOut, responses=LIMITED_WRITE_ERRORS)
+def sleep(response: Response, tenant: LimitedTenantDep,
+          replay: ReplayDep, service: ServiceDep) -> object:
+    """A sleep cycle for the caller's tenant: decay sweep, faded groups become gists."""
+
+    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+        done = engine.sleep()
+        schedule.record_sleep(engine, service.clock.now())
+        return 200, write_view(done)
+
+    return shape(service.write(tenant, write, replay), response)
+
+
+@router.post("/dream", response_model=ProposalOut, responses=LIMITED_WRITE_ERRORS)
+def dream(response: Response, tenant: LimitedTenantDep,
+          replay: ReplayDep, service: ServiceDep) -> object:
+    """Propose merges, forgets and re-importance. Nothing is applied."""
+
+    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+        return 200, proposal_view(engine.dream())
+
+    return shape(service.write(tenant, write, replay), response)
+
+
+@router.post("/dream/apply", response_model=DreamApplyOut, responses=LIMITED_WRITE_ERRORS)
+def dream_apply(body: DreamApplyRequest, response: Response, tenant: LimitedTenantDep,
+                replay: ReplayDep, service: ServiceDep) -> object:
+    """Apply only the approved action ids, each re-validated against the memories live now."""
+
+    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+        return 200, {"events": [event_view(e) for e in engine.dream_apply(body.proposal_id, body.approved)]}
+
+    return shape(service.write(tenant, write, replay), response)

@@ -1,0 +1,128 @@
+"""POST /invoke: Function Compute's event path (timer events and the per-tenant sleep jobs they fan out).
+
+FC sends the event as the raw body (Content-Type application/octet-stream).
+The path is reachable through an HTTP trigger too, so it always needs the
+admin credential: in the Authorization header, or as ``admin_key`` in the
+timer's payload (FC's timer cannot set headers); a sleep job may instead carry
+the fan-out's signature. The outcome is reported to FC in the ``x-fc-status``
+header as well as the status code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import ValidationError as PydanticError
+
+from engram_core.errors import EngramError, NotFoundError, ValidationError
+from engram_core.tenancy import check_tenant_id
+from functions import schedule
+from functions.deps import ServiceDep, admin_key_scheme
+from functions.errors import AuthError, error_response, status_of
+from functions.fanout import SleepJob, fan_out, signature_valid
+from functions.openapi import errors
+from functions.schemas import FanoutOut, SleepJobOut
+from functions.service import Service
+
+router = APIRouter(tags=["jobs"])
+MAX_EVENT_BYTES = 128 * 1024  # FC's async payload limit; timer events are far smaller
+
+
+class TimerEvent(BaseModel):
+    """What FC's timer trigger delivers."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    triggerTime: AwareDatetime  # noqa: N815 - FC's field names
+    triggerName: str = Field(max_length=256)  # noqa: N815
+    payload: str | None = Field(None, max_length=16 * 1024)
+
+
+class TimerPayload(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    job: str = Field("sleep-due", pattern="^sleep-due$")
+    admin_key: str | None = Field(None, max_length=512)
+
+
+def _parse_event(raw: bytes) -> TimerEvent | SleepJob:
+    if len(raw) > MAX_EVENT_BYTES:
+        raise ValidationError("event is larger than 128 KB", field="body")
+    try:
+        data = json.loads(raw or b"null")
+        if isinstance(data, dict) and "triggerTime" in data:
+            return TimerEvent.model_validate(data)
+        return SleepJob.model_validate(data)
+    except (json.JSONDecodeError, UnicodeDecodeError, PydanticError) as exc:
+        raise ValidationError("body must be a timer event or a sleep job (JSON)", field="body") from exc
+
+
+def _timer_payload(event: TimerEvent) -> TimerPayload:
+    try:
+        return TimerPayload.model_validate_json(event.payload) if event.payload else TimerPayload()
+    except PydanticError as exc:
+        raise ValidationError('timer payload must be {"job": "sleep-due", "admin_key"?}', field="payload") from exc
+
+
+def _check_admin(service: Service, header_key: str | None, body_key: str | None) -> None:
+    if not (service.keys.is_admin(header_key) or service.keys.is_admin(body_key)):
+        raise AuthError("missing or invalid admin credential")
+
+
+def run_sleep_job(service: Service, job: SleepJob) -> dict:
+    """One tenant's sleep cycle for one trigger time, at most once."""
+    tenant = check_tenant_id(job.tenant)
+    if tenant not in service.stores.tenants():
+        raise NotFoundError(f"no tenant {tenant!r}", field="tenant")
+
+    def sleep_once(engine) -> dict:  # noqa: ANN001 - Engine
+        if schedule.already_done(engine, job.trigger_time):
+            return {"skipped": True, "gists": 0, "events": 0}
+        done = engine.sleep()
+        schedule.record_sleep(engine, job.trigger_time, job.trigger_time)
+        return {"skipped": False, "gists": len(done.memories), "events": len(done.events)}
+
+    outcome = service.stores.run(tenant, sleep_once, write=True)
+    return {"tenant": tenant, "trigger_time": job.trigger_time.isoformat(), **outcome}
+
+
+def _check_job(service: Service, header_key: str | None, job: SleepJob) -> None:
+    admin = service.settings.admin_key.get_secret_value() if service.settings.admin_key else None
+    if not (service.keys.is_admin(header_key) or signature_valid(admin, job)):
+        raise AuthError("missing or invalid admin credential or job signature")
+
+
+def _handle(service: Service, event: TimerEvent | SleepJob, header_key: str | None, headers: Mapping[str, str]) -> dict:
+    if isinstance(event, SleepJob):
+        _check_job(service, header_key, event)
+        return run_sleep_job(service, event)
+    payload = _timer_payload(event)
+    _check_admin(service, header_key, payload.admin_key)
+    return fan_out(service, event.triggerTime, headers).view()
+
+
+@router.post("/invoke", response_model=FanoutOut | SleepJobOut, responses=errors(401, 404, 413, 422, 503),
+             openapi_extra={"requestBody": {"required": True, "content": {
+                 "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+                 "application/json": {"schema": {"type": "object"}}}}})
+async def invoke(request: Request, service: ServiceDep,
+                 credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(admin_key_scheme)]
+                 ) -> JSONResponse:
+    """A timer event fans out one sleep job per due tenant; a sleep job runs one tenant's sleep cycle."""
+    header_key = credentials.credentials if credentials else None
+    try:
+        event = _parse_event(await request.body())
+        service.use_request_credentials(request.headers)
+        body = await run_in_threadpool(_handle, service, event, header_key, request.headers)
+    except EngramError as exc:
+        status = status_of(exc)
+        return error_response(status, exc.code, exc.message, exc.field, {"x-fc-status": "404"})
+    failed = bool(body.get("failed"))
+    return JSONResponse(body, status_code=200, headers={"x-fc-status": "404" if failed else "200"})

@@ -1,0 +1,250 @@
+"""Request and response bodies of the HTTP API (pydantic at the edge; the OpenAPI document comes from these)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MAX_TEXT_CHARS = 32 * 1024
+MAX_BUDGET = 200_000
+Identifier = Field(min_length=1, max_length=200)
+When = Field(None, max_length=64, description="ISO-8601 date or date-time (UTC when no offset).")
+Scalar = str | int | float | bool | None
+
+
+class _Request(BaseModel):
+    """Unknown fields are refused: no body field can, for example, name a tenant."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ChatRequest(_Request):
+    message: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    session_id: str | None = Field(None, min_length=1, max_length=200)
+    budget_tokens: int = Field(1024, ge=1, le=MAX_BUDGET, description="Hard token budget of the recalled block.")
+    occurred_at: str | None = When
+
+
+class RecallRequest(_Request):
+    query: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    budget_tokens: int = Field(1024, ge=1, le=MAX_BUDGET)
+    as_of: str | None = When
+
+
+class RememberRequest(_Request):
+    text: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    kind: Literal["preference", "fact", "skill", "episode"] = "fact"
+    importance: float | None = Field(None, ge=0, le=1, description="Set it to bypass the importance gate.")
+    session_id: str | None = Field(None, min_length=1, max_length=200)
+
+
+class ConsolidateRequest(_Request):
+    session_id: str = Identifier
+
+
+class DreamApplyRequest(_Request):
+    proposal_id: str = Identifier
+    approved: list[str] = Field(default_factory=list, max_length=200, description="Action ids to apply, e.g. a1.")
+
+
+# -- responses --------------------------------------------------------------------------
+
+class EmbeddingOut(BaseModel):
+    model: str
+    dim: int
+
+
+class MemoryOut(BaseModel):
+    id: str
+    kind: str
+    text: str
+    importance: float
+    stability_hours: float
+    created_at: str
+    last_accessed_at: str
+    access_count: int
+    status: str
+    status_changed_at: str | None
+    provenance: list[str]
+    session_id: str | None
+    subject: str | None
+    belief_id: str | None
+    superseded_by: str | None
+    critical: bool
+    embedding: EmbeddingOut | None
+
+
+class BeliefOut(BaseModel):
+    id: str
+    subject: str
+    predicate: str
+    object: str
+    statement: str
+    cardinality: str
+    valid_from: str
+    valid_to: str | None
+    recorded_at: str
+    expired_at: str | None
+    superseded_by: str | None
+    source_message_id: str | None
+    memory_id: str | None
+    current: bool
+
+
+class MessageOut(BaseModel):
+    id: str
+    role: str
+    session_id: str
+    text: str
+    speaker: str | None
+    occurred_at: str | None
+    recorded_at: str | None
+    external_id: str | None
+
+
+class EventOut(BaseModel):
+    id: str
+    at: str
+    kind: str
+    memory_id: str | None
+    belief_id: str | None
+    message_id: str | None
+    detail: dict[str, Scalar]
+
+
+class ScoreOut(BaseModel):
+    similarity: float
+    lexical: float
+    importance: float
+    recency: float
+    retention: float
+    type_prior: float
+    relevance: float
+    score: float
+
+
+class RecallItemOut(BaseModel):
+    memory_id: str
+    kind: str
+    text: str
+    tokens: int
+    score: ScoreOut
+    source_message_ids: list[str]
+    created_at: str
+
+
+class RecallOut(BaseModel):
+    query: str
+    budget_tokens: int
+    tokens_used: int
+    as_of: str | None
+    items: list[RecallItemOut]
+    block: str
+    events: list[EventOut]
+
+
+class WriteOut(BaseModel):
+    message: MessageOut | None
+    memories: list[MemoryOut]
+    beliefs: list[BeliefOut]
+    events: list[EventOut]
+
+
+class UsageOut(BaseModel):
+    recalled_tokens: int = Field(description="Tokens of the memory block given to the model.")
+    budget_tokens: int
+    reply_tokens: int = Field(description="Tokens of the reply, by the engine's conservative counter.")
+    llm: str
+
+
+class ChatResponse(BaseModel):
+    reply: str
+    session_id: str
+    recall: RecallOut
+    stored: list[MemoryOut] = Field(description="Memories this turn created.")
+    events: list[EventOut] = Field(description="Every decision of the turn: stored, not stored, superseded, ...")
+    usage: UsageOut
+
+
+class MemoryPage(BaseModel):
+    items: list[MemoryOut]
+    limit: int
+    offset: int
+    next_offset: int | None
+
+
+class MemoryDetail(BaseModel):
+    memory: MemoryOut
+    provenance: list[MessageOut] = Field(description="The messages this memory came from.")
+    beliefs: list[BeliefOut] = Field(description="Beliefs this memory states, with their whole history.")
+
+
+class EventsOut(BaseModel):
+    items: list[EventOut]
+
+
+class BeliefsOut(BaseModel):
+    as_of: str | None
+    items: list[BeliefOut]
+
+
+class ForgetOut(BaseModel):
+    events: list[EventOut]
+
+
+class ImportOut(BaseModel):
+    imported: dict[str, int]
+
+
+class DreamActionOut(BaseModel):
+    id: str
+    action: str
+    memory_ids: list[str]
+    importance: float | None
+    text: str | None
+    reason: str
+
+
+class ProposalOut(BaseModel):
+    id: str
+    created_at: str
+    actions: list[DreamActionOut]
+    rejected: list[str]
+
+
+class DreamApplyOut(BaseModel):
+    events: list[EventOut]
+
+
+class StatsOut(BaseModel):
+    tenant: str
+    stats: dict[str, object]
+
+
+class HealthOut(BaseModel):
+    status: Literal["ok"]
+    function: str
+    version: str
+
+
+class LifecycleOut(BaseModel):
+    status: Literal["ok"]
+    detail: str
+
+
+class SleepJobOut(BaseModel):
+    tenant: str
+    trigger_time: str
+    skipped: bool
+    gists: int
+    events: int
+
+
+class FanoutOut(BaseModel):
+    trigger_time: str
+    dispatched: list[str]
+    already_dispatched: list[str]
+    not_due: int
+    truncated: bool
+    failed: list[str]

@@ -1,0 +1,133 @@
+"""The service behind the routes: tenant stores, credentials, rate limits, idempotent writes, the fan-out."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from engram_core.adapters.clock import SystemClock
+from engram_core.ports import Clock
+from functions import idempotency
+from functions.auth import KeyRing, parse_key_entries
+from functions.ratelimit import RateLimiter
+from functions.settings import FanoutMode, ServiceSettings
+
+if TYPE_CHECKING:
+    from engram_core.engine import Engine
+    from engram_core.tenancy import TenantStores
+    from functions.fanout import Invoker
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ReplayKey:
+    """An Idempotency-Key (hashed) and the fingerprint of the request that carried it."""
+
+    digest: str
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    status: int
+    body: object
+    replayed: bool
+
+
+@dataclass
+class Service:
+    settings: ServiceSettings
+    stores: TenantStores
+    keys: KeyRing
+    limiter: RateLimiter
+    clock: Clock = field(default_factory=lambda: SystemClock())
+    self_url: str | None = None  # where this server listens, for local jobs
+    _invoker: Invoker | None = field(default=None, repr=False)
+    _invoker_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def invoker(self, headers: Mapping[str, str] | None = None) -> Invoker:
+        """FC: a client on this request's STS credentials (they rotate). Local: one job queue, kept."""
+        from functions.invokers import FcInvoker, LocalInvoker
+
+        if self.settings.fanout_mode is FanoutMode.FC:
+            return FcInvoker(self.settings, headers or {})
+        with self._invoker_lock:
+            if self._invoker is None:
+                self._invoker = LocalInvoker(self.settings.local_url or self.self_url or "http://127.0.0.1:9000")
+            return self._invoker
+
+    def use_request_credentials(self, headers: Mapping[str, str]) -> None:
+        """Stores that talk to the cloud (snapshot storage) move onto the credentials FC sent with the request."""
+        refresh = getattr(self.stores, "use_request_credentials", None)
+        if refresh is not None:
+            refresh(headers)
+
+    def flush(self) -> None:
+        """Finish queued jobs and close warm stores (pre-stop); both reopen on the next request."""
+        with self._invoker_lock:
+            invoker, self._invoker = self._invoker, None
+        if invoker is not None:
+            invoker.close()
+        self.stores.close()
+
+    def read(self, tenant: str, operation: Callable[[Engine], T]) -> T:
+        """Reads never write a generation."""
+        return self.stores.run(tenant, operation, write=False)
+
+    def write(self, tenant: str, operation: Callable[[Engine], tuple[int, object]],
+              replay_key: ReplayKey | None) -> WriteOutcome:
+        """Run a write once per Idempotency-Key: a retry returns the first result and writes nothing."""
+
+        def once(engine: Engine) -> WriteOutcome:
+            if replay_key is not None:
+                found = idempotency.find(engine.store, replay_key.digest, replay_key.fingerprint)
+                if found is not None:
+                    return WriteOutcome(found.status, found.body, replayed=True)
+            status, body = operation(engine)
+            if replay_key is not None:
+                idempotency.save(engine.store, replay_key.digest, replay_key.fingerprint,
+                                 idempotency.Replay(status, body))
+            return WriteOutcome(status, body, replayed=False)
+
+        return self.stores.run(tenant, once, write=True)
+
+    def close(self) -> None:
+        self.flush()
+
+
+def open_engine_for(settings: ServiceSettings) -> Callable[[Path], Engine]:
+    def open_tenant_engine(path: Path) -> Engine:
+        from engram_core import open_engine
+
+        return open_engine(path, embedder=settings.embedder) if settings.embedder else open_engine(path)
+
+    return open_tenant_engine
+
+
+def load_key_ring(settings: ServiceSettings, extra_keys: list | None = None) -> KeyRing:
+    """Keys from ENGRAM_API_KEYS and the keys file, plus any given (the dev key of `engram serve`)."""
+    keys = list(extra_keys or [])
+    if settings.api_keys is not None:
+        keys += parse_key_entries(settings.api_keys.get_secret_value(), "ENGRAM_API_KEYS")
+    if settings.api_keys_file:
+        from functions.keyfile import read_key_file
+
+        keys += parse_key_entries(read_key_file(settings.api_keys_file), "ENGRAM_API_KEYS_FILE")
+    admin = settings.admin_key.get_secret_value() if settings.admin_key else None
+    return KeyRing(keys, admin)
+
+
+def build_service(settings: ServiceSettings, *, extra_keys: list | None = None,
+                  stores: TenantStores | None = None) -> Service:
+    from engram_core.tenancy import open_tenant_stores
+
+    return Service(
+        settings=settings,
+        stores=stores or open_tenant_stores(settings.tenant_root(), open_engine_for(settings)),
+        keys=load_key_ring(settings, extra_keys),
+        limiter=RateLimiter(settings.rate_per_minute, settings.rate_burst),
+    )

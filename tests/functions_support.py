@@ -1,0 +1,107 @@
+"""Run the server as a real process on loopback and talk to it over HTTP.
+
+The process is ``python -m functions``, the container's entry point (``engram serve`` minus the rest of the CLI).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import requests
+
+from functions.auth import KeyEntry, hash_key
+
+ROOT = Path(__file__).resolve().parents[1]
+EVENTS = Path(__file__).parent / "fixtures" / "fc_events"
+ADMIN_KEY = "egk_admin-test-credential-0123456789"
+TENANT_KEYS = {"alice": "egk_alice-test-key-0123456789", "bob": "egk_bob-test-key-0123456789",
+               "carol": "egk_carol-test-key-0123456789", "dave": "egk_dave-test-key-0123456789"}
+START_TIMEOUT_S = 30
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def keys_json(keys: dict[str, str]) -> str:
+    return json.dumps([KeyEntry(tenant=t, hash=hash_key(k)).model_dump() for t, k in keys.items()])
+
+
+def server_env(store: Path, **extra: str) -> dict[str, str]:
+    """A clean environment: no ENGRAM_ settings or cloud keys of the developer leak in."""
+    dropped = ("ENGRAM_", "FC_", "ALIBABA_CLOUD_", "QWEN_CLOUD_API_KEY", "DASHSCOPE_API_KEY")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(dropped)}
+    env.update({"ENGRAM_TENANT_STORE": str(store), "ENGRAM_EMBEDDER": "hashing", "ENGRAM_PROVIDER": "offline",
+                "ENGRAM_API_KEYS": keys_json(TENANT_KEYS), "ENGRAM_ADMIN_KEY": ADMIN_KEY})
+    env.update(extra)
+    return env
+
+
+@dataclass
+class Server:
+    url: str
+    process: subprocess.Popen
+    log_path: Path
+    session: requests.Session = field(default_factory=requests.Session)
+
+    def call(self, method: str, path: str, key: str | None = None, **kwargs: object) -> requests.Response:
+        headers = dict(kwargs.pop("headers", None) or {})
+        if key is not None:
+            headers["Authorization"] = f"Bearer {key}"
+        return self.session.request(method, self.url + path, headers=headers, timeout=60, **kwargs)
+
+    def as_tenant(self, tenant: str):  # noqa: ANN201 - a small bound helper
+        key = TENANT_KEYS[tenant]
+        return lambda method, path, **kw: self.call(method, path, key, **kw)
+
+    def log(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+
+def wait_healthy(url: str, process: subprocess.Popen, log_path: Path) -> float:
+    started = time.perf_counter()
+    while time.perf_counter() - started < START_TIMEOUT_S:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited early:\n{log_path.read_text()}")
+        try:
+            if requests.get(url + "/healthz", timeout=1).status_code == 200:
+                return time.perf_counter() - started
+        except requests.ConnectionError:
+            time.sleep(0.05)
+    raise RuntimeError(f"server did not become healthy:\n{log_path.read_text()}")
+
+
+@contextmanager
+def running_server(store: Path, *args: str, **env: str) -> Iterator[Server]:
+    port = free_port()
+    log_path = store.parent / f"serve-{port}.log"
+    command = [sys.executable, "-m", "functions", "--host", "127.0.0.1", "--port", str(port), *args]
+    with open(log_path, "w", encoding="utf-8") as log:
+        process = subprocess.Popen(command, env=server_env(store, **env), cwd=str(ROOT), stdout=log,
+                                   stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, process, log_path)
+        yield Server(url, process, log_path)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def load_event(name: str) -> dict:
+    return json.loads((EVENTS / name).read_text(encoding="utf-8"))

@@ -1,0 +1,70 @@
+"""A separate writer process for the snapshot tests (concurrency across processes, crashes).
+
+    python snapshot_writer.py STORE TENANT CACHE_DIR rmw WORKERS COUNT LABEL
+    python snapshot_writer.py STORE TENANT CACHE_DIR loop LABEL
+
+STORE is ``local:/path`` or ``s3:http://127.0.0.1:PORT/bucket``. ``rmw`` runs WORKERS threads that
+each commit COUNT memories and prints a JSON summary; ``loop`` commits until it is killed, printing
+one line per commit.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from snapshot_support import make_snapshotter, oss_store, remember  # noqa: E402
+
+from engram_core.snapshots.local import LocalDirStore  # noqa: E402
+
+
+def open_store(spec: str):  # noqa: ANN201 - SnapshotStore
+    kind, _, rest = spec.partition(":")
+    if kind == "local":
+        return LocalDirStore(rest)
+    endpoint, _, bucket = rest.rpartition("/")
+    return oss_store(endpoint, "s3", bucket=bucket)
+
+
+def read_modify_write(snapshots, tenant: str, workers: int, count: int, label: str) -> None:  # noqa: ANN001
+    failures: list[str] = []
+
+    def work(worker: int) -> None:
+        for item in range(count):
+            try:
+                snapshots.run(tenant, remember(f"{label} worker {worker} item {item}"))
+            except Exception as exc:  # noqa: BLE001 - reported to the parent test, which fails on it
+                failures.append(f"{type(exc).__name__}: {exc}")
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    counters = snapshots.counters
+    print(json.dumps({"commits": counters.commits, "conflicts": counters.conflicts, "failures": failures}))
+
+
+def commit_forever(snapshots, tenant: str, label: str) -> None:  # noqa: ANN001
+    item = 0
+    while True:
+        snapshots.run(tenant, remember(f"{label} item {item}"))
+        print(f"committed {item}", flush=True)
+        item += 1
+
+
+def main(argv: list[str]) -> None:
+    spec, tenant, cache, mode, *rest = argv
+    snapshots = make_snapshotter(open_store(spec), Path(cache), attempts=1000)
+    if mode == "rmw":
+        read_modify_write(snapshots, tenant, int(rest[0]), int(rest[1]), rest[2])
+    else:
+        commit_forever(snapshots, tenant, rest[0])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
