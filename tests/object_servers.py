@@ -64,6 +64,7 @@ def moto_server() -> Iterator[str]:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128  # sixteen writers connect at once in the race tests
 
 
 class _Loopback:

@@ -59,6 +59,17 @@ def test_fc_http_event_reaches_chat_and_its_request_id_is_logged(server) -> None
     assert body["usage"]["budget_tokens"] == 300 and body["usage"]["reply_tokens"] > 0
 
 
+def test_fc_http_event_reaches_recall_which_writes_nothing(server) -> None:  # noqa: ANN001
+    event = load_event("http_recall.json")
+    alice = server.as_tenant("alice")
+    before = alice("GET", "/export").text
+    response = server.call(event["method"], event["path"], TENANT_KEYS["alice"], headers=event["headers"],
+                           data=json.dumps(event["body"]))
+    assert response.status_code == 200 and response.headers["x-request-id"] == event["headers"]["x-fc-request-id"]
+    assert response.json()["budget_tokens"] == 200 and response.json()["tokens_used"] <= 200
+    assert alice("GET", "/export").text == before
+
+
 def test_chat_turn_recalls_with_score_breakdown_under_the_budget(server) -> None:  # noqa: ANN001
     bob = server.as_tenant("bob")
     assert bob("POST", "/chat", json={"message": "My favourite tea is genmaicha.", "session_id": "t"}).ok

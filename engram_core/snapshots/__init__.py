@@ -29,8 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CommitResult", "ObjectInfo", "OssSettings", "RetentionPolicy", "RetryPolicy", "SnapshotSettings",
-    "SnapshotStore", "Snapshotter", "StoredObject", "is_remote", "open_snapshot_store",
-    "open_snapshot_tenant_stores", "open_snapshotter",
+    "SnapshotStore", "Snapshotter", "StoredObject", "is_remote", "open_snapshot_store", "open_snapshotter",
 ]
 MIB = 1024 * 1024
 
@@ -72,12 +71,3 @@ def open_snapshotter(location: str | Path, open_engine: Callable[[Path], "Engine
         retry=RetryPolicy(max_attempts=settings.max_attempts),
         compression_level=settings.compression_level,
     )
-
-
-def open_snapshot_tenant_stores(location: str, open_engine: Callable[[Path], "Engine"] | None = None) -> Snapshotter:
-    """Tenant stores over snapshot storage: ``run(tenant, operation, write=...)``, ``tenants()``, ``close()``."""
-    if open_engine is None:
-        from engram_core import open_engine as open_default
-
-        open_engine = open_default
-    return open_snapshotter(location, open_engine)

@@ -123,11 +123,19 @@ class WarmCache:
                 total -= size
 
     def _sweep_stale_workspaces(self) -> None:
-        """Working copies left behind by a process that died mid-operation."""
+        """Working copies left behind by a process that died mid-operation (untouched for hours)."""
         cutoff = time.time() - STALE_WORKSPACE_SECONDS
         for folder in self.work.glob("ws-*"):
-            try:
-                if folder.stat().st_mtime < cutoff:
-                    shutil.rmtree(folder, ignore_errors=True)
-            except FileNotFoundError:
-                continue
+            if _last_touched(folder) < cutoff:
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def _last_touched(folder: Path) -> float:
+    """The newest mtime of a folder and its files: an open working copy counts as in use."""
+    stamps = []
+    for path in (folder, *_children(folder)):
+        try:
+            stamps.append(path.stat().st_mtime)
+        except FileNotFoundError:
+            continue
+    return max(stamps, default=time.time())

@@ -383,6 +383,12 @@ class Snapshotter:
         log.info("purge: deleted %d older objects of tenant %s", len(doomed), keys.tenant)
         return len(doomed)
 
+    def collect_garbage(self, tenant: str, now: datetime | None = None):  # noqa: ANN201 - admin.GcReport
+        """Delete what the retention policy no longer needs (the consolidation job calls this)."""
+        from engram_core.snapshots.admin import collect_garbage
+
+        return collect_garbage(self, tenant, now or self._clock())
+
     # -- tenants ------------------------------------------------------------------------
     def tenants(self) -> list[str]:
         return sorted({t for i in self.store.list("") if "/snap/" in i.key and (t := tenant_of(i.key))})

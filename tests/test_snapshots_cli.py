@@ -1,0 +1,82 @@
+"""`engram --store oss://bucket/prefix ...` and `engram snapshots ...` as a user runs them, against moto."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from object_servers import free_port
+from snapshot_support import KEY_ID, moto_endpoint, new_bucket  # noqa: F401 - fixture
+
+ROOT = Path(__file__).resolve().parents[1]
+SECRET = "do-not-print-this-9f8e7d"
+
+
+def engram(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "engram_core.cli.main", *args], env=env, capture_output=True,
+                          text=True, timeout=120, cwd=ROOT)
+
+
+@pytest.fixture
+def env(moto_endpoint: str, tmp_path: Path) -> dict[str, str]:  # noqa: F811
+    return {**os.environ, "ENGRAM_OSS_ENDPOINT": moto_endpoint, "ENGRAM_OSS_DIALECT": "s3",
+            "ENGRAM_OSS_ACCESS_KEY_ID": KEY_ID, "ENGRAM_OSS_ACCESS_KEY_SECRET": SECRET,
+            "ENGRAM_EMBEDDER": "hashing", "ENGRAM_SNAPSHOT_CACHE_DIR": str(tmp_path / "cache"),
+            "ENGRAM_STORE": f"oss://{new_bucket(moto_endpoint)}/engram", "ENGRAM_TENANT": "alice"}
+
+
+def test_commands_run_on_the_newest_generation_and_commit_the_next(env: dict[str, str]) -> None:
+    assert engram(env, "remember", "Allergic to shellfish", "--importance", "0.9").returncode == 0
+    assert engram(env, "remember", "Lives in Lisbon", "--importance", "0.8").returncode == 0
+    stats = json.loads(engram(env, "stats", "--json").stdout)
+    assert stats["memories"]["active"] == 2
+    listed = json.loads(engram(env, "snapshots", "list", "--json").stdout)
+    assert [g["generation"] for g in listed["generations"]] == [1, 2] and listed["tenant"] == "alice"
+    other = {**env, "ENGRAM_TENANT": "bob"}
+    assert json.loads(engram(other, "stats", "--json").stdout)["memories"]["active"] == 0
+
+
+def test_show_gc_and_restore(env: dict[str, str]) -> None:
+    for text in ("one", "two", "three"):
+        assert engram(env, "remember", f"Note {text}", "--importance", "0.8").returncode == 0
+    shown = json.loads(engram(env, "snapshots", "show", "1", "--json").stdout)
+    assert shown["generation"] == 1 and shown["memories"] == {"active": 1} and len(shown["sha256"]) == 64
+    restored = engram(env, "snapshots", "restore", "1")
+    assert restored.returncode == 0 and "as generation 4" in restored.stdout
+    assert json.loads(engram(env, "stats", "--json").stdout)["memories"]["active"] == 1
+    collected = engram({**env, "ENGRAM_SNAPSHOT_KEEP": "2", "ENGRAM_SNAPSHOT_GRACE_SECONDS": "0"},
+                       "snapshots", "gc", "--json")
+    assert json.loads(collected.stdout) == [{"tenant": "alice", "deleted": [1, 2], "kept": [3, 4]}]
+
+
+def test_a_local_directory_is_a_snapshot_store_for_the_snapshots_commands(tmp_path: Path) -> None:
+    env = {**os.environ, "ENGRAM_SNAPSHOT_CACHE_DIR": str(tmp_path / "cache")}
+    listed = engram(env, "--store", str(tmp_path / "snaps"), "--tenant", "carol", "snapshots", "list")
+    assert listed.returncode == 0 and "no generations" in listed.stdout
+
+
+@pytest.mark.parametrize("change, needle", [
+    ({"ENGRAM_STORE": "oss://Bad_Bucket/x"}, "invalid bucket name"),
+    ({"ENGRAM_OSS_ENDPOINT": ""}, "ENGRAM_OSS_ENDPOINT"),
+    ({"ENGRAM_OSS_DIALECT": "gcs"}, "ENGRAM_OSS_DIALECT"),
+    ({"ENGRAM_TENANT": "../../etc"}, "tenant"),
+])
+def test_bad_settings_are_one_clear_line(env: dict[str, str], change: dict[str, str], needle: str) -> None:
+    out = engram({**env, **change}, "stats")
+    assert out.returncode == 2 and out.stderr.startswith("engram: error:") and needle in out.stderr
+    assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_an_unreachable_store_is_one_clear_line_without_secrets(env: dict[str, str]) -> None:
+    out = engram({**env, "ENGRAM_OSS_ENDPOINT": f"http://127.0.0.1:{free_port()}"}, "remember", "x")
+    assert out.returncode == 2 and "cannot reach the object store" in out.stderr
+    assert SECRET not in out.stderr + out.stdout and "Traceback" not in out.stderr
+
+
+def test_showing_a_missing_generation_is_a_clear_error(env: dict[str, str]) -> None:
+    out = engram(env, "snapshots", "show", "7")
+    assert out.returncode == 2 and "has no generation 7" in out.stderr
