@@ -17,11 +17,7 @@ from typing import TYPE_CHECKING
 
 from engram_core.snapshots.ports import ObjectInfo, SnapshotStore, StoredObject
 from engram_core.snapshots.retention import RetentionPolicy
-from engram_core.snapshots.settings import (
-    OssSettings,
-    SnapshotSettings,
-    load_snapshot_settings,
-)
+from engram_core.snapshots.settings import OssSettings, SnapshotSettings, load_snapshot_settings
 from engram_core.snapshots.snapshotter import CommitResult, RetryPolicy, Snapshotter
 
 if TYPE_CHECKING:

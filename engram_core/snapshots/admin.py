@@ -9,12 +9,7 @@ from pathlib import Path
 
 from engram_core.errors import BusyError, GenerationExistsError, NotFoundError
 from engram_core.snapshots.codec import Sealed, schema_of
-from engram_core.snapshots.layout import (
-    TenantKeys,
-    generation_of,
-    parse_hint,
-    quarantined_generation_of,
-)
+from engram_core.snapshots.layout import TenantKeys, generation_of, parse_hint, quarantined_generation_of
 from engram_core.snapshots.local import LocalDirStore
 from engram_core.snapshots.retention import GenerationAge, collectable
 from engram_core.snapshots.snapshotter import WORKING_FILE, Snapshotter

@@ -27,22 +27,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from engram_core.adapters.sqlite_store import LATEST_SCHEMA
 from engram_core.errors import (
-    BusyError,
-    CorruptSnapshotError,
-    GenerationExistsError,
-    SchemaTooNewError,
-    StoreError,
+    BusyError, CorruptSnapshotError, EngramError, GenerationExistsError, SchemaTooNewError, StoreError,
 )
 from engram_core.snapshots import sqlite_files
 from engram_core.snapshots.batch import Lane, Ticket, abandon
 from engram_core.snapshots.cache import CachedGeneration, WarmCache
 from engram_core.snapshots.codec import DEFAULT_LEVEL, Sealed, schema_of, seal, unseal
-from engram_core.snapshots.layout import (
-    TenantKeys,
-    generation_of,
-    parse_hint,
-    tenant_of,
-)
+from engram_core.snapshots.layout import TenantKeys, generation_of, parse_hint, tenant_of
 from engram_core.snapshots.ports import SnapshotStore, StoredObject
 from engram_core.snapshots.retention import RetentionPolicy
 
@@ -181,6 +172,10 @@ class Snapshotter:
                 batch = lane.take_all()
                 try:
                     self._run_batch(tenant, batch)
+                except EngramError as exc:  # the store failed: every operation of the batch alike
+                    for queued in batch:
+                        if not queued.done:
+                            queued.finish(exc)
                 finally:
                     abandon(batch)
         return ticket.outcome()

@@ -1,4 +1,4 @@
-// The HTTP API as the board uses it: one request helper, one error type, one way to say what went wrong.
+// The HTTP API as the board uses it: one way to send a request, one error type, one way to say what went wrong.
 
 export class ApiError extends Error {
   constructor(status, code, message, field = null, retryAfter = null) {

@@ -97,7 +97,10 @@ function decisionItems(kind, events, model, card) {
   if (kind === "archived") return archivedItems(events, model);
   if (kind === "stored") return events.map((e) => storedItem(e, model));
   if (kind === "not_stored") return events.map((e) => notStoredItem(e, card));
-  if (kind === "coexisted") return events.map((e) => beliefItem(e, model, () => "holds alongside the new fact"));
+  if (kind === "coexisted") {
+    const statement = (id) => model.beliefs.get(id)?.statement ?? id;
+    return events.map((e) => beliefItem(e, model, (d) => `holds alongside “${statement(d.new_belief)}”`));
+  }
   if (kind === "discarded" || kind === "undecided") {
     return events.map((e) => beliefItem(e, model, (d) => `${d.reason || "no verdict"} (${d.path} path)`));
   }
