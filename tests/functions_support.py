@@ -68,6 +68,14 @@ class Server:
     def log(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
+    def wait_for_log(self, text: str, timeout: float = 10.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while text not in self.log():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
 
 def wait_healthy(url: str, process: subprocess.Popen, log_path: Path) -> float:
     started = time.perf_counter()

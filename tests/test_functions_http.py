@@ -50,7 +50,8 @@ def test_fc_http_event_reaches_chat_and_its_request_id_is_logged(server) -> None
     assert response.status_code == 200, response.text
     request_id = event["headers"]["x-fc-request-id"]
     assert response.headers["x-request-id"] == request_id
-    assert f"[{request_id}]" in server.log() and "POST /chat 200" in server.log()
+    line = f"[{request_id}] engram.http: POST /chat 200"
+    assert server.wait_for_log(line), server.log()  # the line is written once the response is sent
     body = response.json()
     assert body["reply"] and body["session_id"] == "s1"
     kinds = {e["kind"] for e in body["events"]}

@@ -10,6 +10,7 @@ answers), the first ``engram_recall`` of that process (cold), then warm recalls.
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import sys
@@ -108,6 +109,7 @@ def build_report(trials: list[Trial], settings: dict, fill_s: float | None) -> R
     verdict = "meets" if max(colds) < TARGET_MS else "misses"
     filled = "reused from an earlier run" if fill_s is None else f"filled in {fill_s:.1f} s"
     report.notes += [f"store {filled} (direct SQLite writes, not timed below)",
+                     f"load average {settings['load_average']} on {os.cpu_count()} CPUs when the trials began",
                      f"slowest cold recall {max(colds):.1f} ms: {verdict} the {TARGET_MS:.0f} ms target",
                      "cold = first call of a new server process; 'start to ready' includes the warm-up "
                      "(store opened, embedder loaded, recall index built)"]
@@ -132,13 +134,15 @@ def _reusable(root: Path, embedder: Embedder, count: int) -> bool:
 
 
 def _run(root: Path, embedder: str, memories: int, seed: int, queries: list[str], budget: int,
-         trials: int) -> tuple[float | None, list[Trial]]:
+         trials: int) -> tuple[float | None, float, list[Trial]]:
+    """Fill (or reuse) the store, then the trials; also the load average as they begin."""
     from engram_core import default_embedder
 
     vectors = default_embedder(embedder)
     fill_s = None if _reusable(root, vectors, memories) else fill_tenant(root, vectors, memories, seed)
+    load = os.getloadavg()[0]
     results = [anyio.run(_trial, root, embedder, queries, budget) for _ in progress(range(trials), "trials")]
-    return fill_s, results
+    return fill_s, load, results
 
 
 @click.command(name="mcp")
@@ -158,10 +162,10 @@ def command(memories: int, trials: int, warm_calls: int, budget: int, seed: int,
     rng = random.Random(seed + 1)
     queries = [synthetic_sentence(rng).rstrip(".") + "?" for _ in range(warm_calls + 1)]
     if store_dir is not None:
-        fill_s, results = _run(store_dir, embedder, memories, seed, queries, budget, trials)
+        fill_s, load, results = _run(store_dir, embedder, memories, seed, queries, budget, trials)
     else:
         with tempfile.TemporaryDirectory(prefix="engram-bench-mcp-") as tmp:
-            fill_s, results = _run(Path(tmp), embedder, memories, seed, queries, budget, trials)
+            fill_s, load, results = _run(Path(tmp), embedder, memories, seed, queries, budget, trials)
     settings = {"memories": memories, "trials": trials, "warm_calls": warm_calls, "budget": budget,
-                "embedder": embedder, "transport": "stdio"}
+                "embedder": embedder, "transport": "stdio", "load_average": round(load, 2)}
     emit(build_report(results, settings, fill_s), json_path, plot_dir)

@@ -78,7 +78,7 @@ class SnapshotSettings(BaseSettings):
     cache_dir: Path | None = Field(None, description="Warm cache directory (default: a per-user cache dir).")
     cache_mb: int = Field(512, ge=1, description="Warm cache size bound, in MiB.")
     max_attempts: int = Field(8, ge=1, le=1000, description="Commit attempts before a busy error.")
-    compression_level: int = Field(3, ge=1, le=19, description="zstd level of generation payloads.")
+    compression_level: int = Field(1, ge=1, le=19, description="zstd level of generation payloads.")
 
 
 def _load(model: type[BaseSettings], prefix: str, overrides: dict[str, object]) -> BaseSettings:

@@ -1,0 +1,28 @@
+"""`engram bench storage` runs end to end on tiny tenants (figures are printed, never asserted on time)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_bench_storage_prints_a_table_and_writes_json(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "engram_core.cli.main", "bench", "storage", "--sizes", "30,60",
+                          "--repeat", "3", "--stores", "local,moto", "--json", str(tmp_path / "storage.json")],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT, env=dict(os.environ))
+    assert out.returncode == 0, out.stderr
+    assert "Snapshot storage" in out.stdout and "bytes/memory" in out.stdout
+    rows = json.loads((tmp_path / "storage.json").read_text())["results"]["rows"]
+    assert [(r["store"], r["memories"]) for r in rows] == [("local", 30), ("local", 60), ("moto", 30), ("moto", 60)]
+    assert all(r["bytes/memory"] > 0 and r["commit ms"] > 0 for r in rows)
+
+
+def test_bench_storage_rejects_bad_options() -> None:
+    out = subprocess.run([sys.executable, "-m", "engram_core.cli.main", "bench", "storage", "--sizes", "ten"],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 2 and out.stderr.startswith("engram: error:") and "sizes" in out.stderr
