@@ -36,7 +36,10 @@ def parse_when(value: str | datetime, field: str) -> datetime:
             raise ValidationError(f"{field}: not an ISO-8601 date or time: {value!r}", field=field) from exc
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+    try:
+        return moment.astimezone(timezone.utc)
+    except OverflowError as exc:  # e.g. 9999-12-31T23:59-23:00 lies past the last representable UTC time
+        raise ValidationError(f"{field}: out of the representable range: {value!r}", field=field) from exc
 
 
 def parse_duration(value: str, field: str = "duration") -> timedelta:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Header, Request, Response
+from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from functions import idempotency
@@ -54,7 +55,9 @@ async def replay_key_of(
 
 
 def shape(outcome: WriteOutcome, response: Response) -> object:
-    """The stored (or first) result, marked when it is a replay."""
+    """The stored (or first) result, marked when it is a replay; a kept error goes out as it is."""
+    if outcome.replayed and outcome.status >= 400:
+        return JSONResponse(outcome.body, status_code=outcome.status, headers={"Idempotent-Replayed": "true"})
     response.status_code = outcome.status
     if outcome.replayed:
         response.headers["Idempotent-Replayed"] = "true"

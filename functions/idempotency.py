@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from engram_core.errors import ValidationError
 
 SLOTS = 128
+MAX_KEPT_BYTES = 256 * 1024  # a larger first result is not kept: its retry gets a 409 instead of a copy
 _INDEX = "idempotency.index"
 _SLOT = "idempotency.slot."
 _KEY = re.compile(r"^[\x21-\x7e]{1,200}$")
@@ -65,7 +66,17 @@ def find(store, key_digest: str, request_fingerprint: str) -> Replay | None:  # 
     return Replay(record["status"], record["body"])
 
 
+def _kept(replay: Replay) -> Replay:
+    """What a retry will get: the first result, or a conflict when that result is too large to keep."""
+    if len(json.dumps(replay.body, separators=(",", ":"))) <= MAX_KEPT_BYTES:
+        return replay
+    message = "this Idempotency-Key was already used; its result was too large to keep, and nothing was redone"
+    return Replay(409, {"error": {"code": "idempotent_result_not_kept", "message": message,
+                                  "field": "Idempotency-Key"}})
+
+
 def save(store, key_digest: str, request_fingerprint: str, replay: Replay) -> None:  # noqa: ANN001 - SqliteStore
+    replay = _kept(replay)
     index = _index(store)
     slot = index["next"]
     index["slots"] = {k: v for k, v in index["slots"].items() if v != slot}

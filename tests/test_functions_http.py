@@ -143,6 +143,8 @@ def test_bad_input_is_a_clear_4xx_naming_the_field(server) -> None:  # noqa: ANN
         (("POST", "/chat"), {"json": {"message": "hi", "budget_tokens": 0}}, 422, "budget_tokens"),
         (("POST", "/chat"), {"json": {"message": "hi", "tenant": "bob"}}, 422, "tenant"),
         (("POST", "/recall"), {"json": {"query": "x", "as_of": "not a date"}}, 422, "as_of"),
+        (("POST", "/recall"), {"json": {"query": "x", "as_of": "9999-12-31T23:59:59-23:00"}}, 422, "as_of"),
+        (("GET", "/events"), {"params": {"since": "0001-01-01T00:00:00+23:00"}}, 422, "since"),
         (("POST", "/memories"), {"json": {"text": "x", "importance": 2}}, 422, "importance"),
         (("POST", "/memories"), {"json": {"text": "x", "kind": "gist"}}, 422, "kind"),
         (("GET", "/memories"), {"params": {"limit": 0}}, 422, "limit"),
@@ -178,6 +180,20 @@ def test_idempotency_key_returns_the_first_result_and_writes_once(server) -> Non
     records = [json.loads(line) for line in bob("GET", "/export").text.splitlines()]
     said = [r for r in records if r["type"] == "message" and r["text"] == turn["message"]]
     assert len(said) == 1
+
+
+def test_a_retry_of_a_turn_too_large_to_keep_is_a_conflict_not_a_second_turn(server) -> None:  # noqa: ANN001
+    carol = server.as_tenant("carol")
+    for n in range(40):  # enough memories that a huge budget recalls more than a replay record keeps
+        carol("POST", "/memories", json={"text": f"Fact {n}: " + "lorem ipsum dolor sit amet " * 200,
+                                         "importance": 0.9, "kind": "episode"})
+    turn = {"message": "Tell me about lorem ipsum.", "session_id": "big", "budget_tokens": 200_000}
+    first = carol("POST", "/chat", json=turn, headers={"Idempotency-Key": "big-turn"})
+    again = carol("POST", "/chat", json=turn, headers={"Idempotency-Key": "big-turn"})
+    assert first.status_code == 200 and len(first.content) > 256 * 1024
+    assert again.status_code == 409 and _error(again)["code"] == "idempotent_result_not_kept"
+    records = [json.loads(line) for line in carol("GET", "/export").text.splitlines()]
+    assert len([r for r in records if r["type"] == "message" and r["text"] == turn["message"]]) == 1
 
 
 def test_export_import_round_trip(server) -> None:  # noqa: ANN001

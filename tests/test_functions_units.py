@@ -87,6 +87,14 @@ def test_idempotency_records_replay_and_refuse_a_changed_request(clock) -> None:
             idempotency.check_key(bad)
 
 
+def test_a_first_result_too_large_to_keep_replays_as_a_conflict(clock) -> None:  # noqa: ANN001
+    engine = make_engine(clock)
+    key = idempotency.check_key("big-turn")
+    idempotency.save(engine.store, key, "fp", idempotency.Replay(200, {"block": "x" * idempotency.MAX_KEPT_BYTES}))
+    kept = idempotency.find(engine.store, key, "fp")
+    assert kept.status == 409 and kept.body["error"]["code"] == "idempotent_result_not_kept"
+
+
 def test_idempotency_storage_is_a_bounded_ring(clock) -> None:  # noqa: ANN001
     engine = make_engine(clock)
     keys = [idempotency.check_key(f"k{n}") for n in range(idempotency.SLOTS + 5)]

@@ -49,10 +49,10 @@ class CachingEmbedder:
 
     def warm(self, texts: Iterable[str], desc: str = "embed", batch: int = 256) -> None:
         """Embed many texts up front, in batches, with a progress bar."""
-        todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
-        with progress(None, desc, total=len(todo), unit="text") as bar:
-            for start in range(0, len(todo), batch):
-                chunk = todo[start:start + batch]
+        pending = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        with progress(None, desc, total=len(pending), unit="text") as bar:
+            for start in range(0, len(pending), batch):
+                chunk = pending[start:start + batch]
                 self._store(chunk, self.inner.embed(chunk))
                 bar.update(len(chunk))
 
@@ -172,7 +172,7 @@ def require_plotting(plot_dir: Path | None) -> None:
     if plot_dir is None:
         return
     try:
-        import matplotlib  # noqa: F401
+        import matplotlib  # noqa: F401 - only whether it imports
     except ImportError as exc:
         raise ConfigurationError(f"--plot needs matplotlib: {PLOT_HINT}", field="plot") from exc
 

@@ -22,7 +22,7 @@ from engram_core.adapters.clock import FixedClock
 from engram_core.adapters.offline_llm import OfflineLLM
 from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.adapters.tokens import ConservativeTokenCounter
-from engram_core.bench.baselines import CosineTopK, FullHistory, LexicalTopK, Turn
+from engram_core.bench.baselines import CosineTopK, FullHistory, LexicalTopK, System, Turn
 from engram_core.bench.common import (
     BENCH_START, Figure, Report, Series, Table, bench_embedder, current_embedder_name, emit, output_options, progress,
     require_plotting,
@@ -102,7 +102,7 @@ class EngramUser:
 class TurnStoreUser:
     """A raw-turn baseline: every message is kept and nothing is ever retired."""
 
-    def __init__(self, system, budget: int) -> None:  # noqa: ANN001 - a baselines System
+    def __init__(self, system: System, budget: int) -> None:
         self.system, self.name, self.budget, self.count = system, system.name, budget, 0
 
     def turn(self, text: str, at: datetime, session: str) -> int:
@@ -118,7 +118,7 @@ class TurnStoreUser:
         return Day(self.name, day, self.count, 0, self.count, 0, sum(tokens) / len(tokens) if tokens else 0.0)
 
 
-def make_users(embedder: Embedder, budget: int) -> list:
+def make_users(embedder: Embedder, budget: int) -> list[EngramUser | TurnStoreUser]:
     tokens, config = ConservativeTokenCounter(), EngineConfig()
     return [
         TurnStoreUser(FullHistory(tokens), budget), TurnStoreUser(CosineTopK(tokens, embedder), budget),

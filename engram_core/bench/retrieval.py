@@ -19,8 +19,8 @@ import click
 from engram_core.bench import conversations as data
 from engram_core.bench.baselines import System, Turn, all_systems
 from engram_core.bench.common import (
-    Figure, Report, Series, Table, bench_embedder, current_embedder_name, emit, output_options, parse_budgets,
-    progress, require_plotting,
+    CachingEmbedder, Figure, Report, Series, Table, bench_embedder, current_embedder_name, emit, output_options,
+    parse_budgets, progress, require_plotting,
 )
 from engram_core.cli.common import handle_errors
 
@@ -67,7 +67,7 @@ def _ask(systems: list[System], conv: data.ConversationIn, budgets: tuple[int, .
     return outcomes
 
 
-def run_conversation(conv: data.ConversationIn, budgets: tuple[int, ...], embedder) -> list[Outcome]:  # noqa: ANN001
+def run_conversation(conv: data.ConversationIn, budgets: tuple[int, ...], embedder: CachingEmbedder) -> list[Outcome]:
     turns = conversation_turns(conv)
     embedder.warm([t.line_text for t in turns] + [q.text for q in conv.questions], f"{conv.id} embed")
     systems = all_systems(embedder, turns[0].at if turns else data.utc(conv.sessions[0].at))

@@ -25,7 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError as PydanticEr
 
 from engram_core.bench.baselines import Turn, all_systems
 from engram_core.bench.common import (
-    BENCH_START, Report, Table, bench_embedder, current_embedder_name, emit, output_options, require_plotting,
+    BENCH_START, CachingEmbedder, Report, Table, bench_embedder, current_embedder_name, emit, output_options,
+    require_plotting,
 )
 from engram_core.cli.common import handle_errors
 from engram_core.errors import ValidationError
@@ -102,7 +103,7 @@ def judge(block: str, probe: ProbeIn) -> tuple[tuple[str, ...], tuple[str, ...]]
     return missing, forbidden
 
 
-def run_scenario(scenario: ScenarioIn, embedder) -> list[ProbeResult]:  # noqa: ANN001
+def run_scenario(scenario: ScenarioIn, embedder: CachingEmbedder) -> list[ProbeResult]:
     turns = scenario_turns(scenario, BENCH_START)
     systems = all_systems(embedder, BENCH_START)
     ask_at = turns[-1].at + PROBE_DELAY

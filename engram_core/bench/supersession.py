@@ -18,8 +18,8 @@ import click
 
 from engram_core.bench.baselines import EngramSystem, System, Turn, all_systems
 from engram_core.bench.common import (
-    BENCH_START, Figure, Report, Series, Table, bench_embedder, current_embedder_name, emit, output_options,
-    parse_budgets, progress, require_plotting,
+    BENCH_START, CachingEmbedder, Figure, Report, Series, Table, bench_embedder, current_embedder_name, emit,
+    output_options, parse_budgets, progress, require_plotting,
 )
 from engram_core.bench.personas import Persona, make_personas
 from engram_core.cli.common import handle_errors
@@ -82,7 +82,7 @@ def check_ledger(system: EngramSystem, persona: Persona) -> LedgerCheck:
 
 
 def run_persona(persona: Persona, budgets: tuple[int, ...],
-                embedder) -> tuple[list[ProbeOutcome], list[LedgerCheck]]:  # noqa: ANN001 - a CachingEmbedder
+                embedder: CachingEmbedder) -> tuple[list[ProbeOutcome], list[LedgerCheck]]:
     turns = _turns(persona)
     systems = all_systems(embedder, turns[0].at)
     try:

@@ -120,7 +120,7 @@ class MemoryTools:
         """Forget a memory: soft by default (out of recall, kept for audit), or purge it with confirmation."""
         if purge and not confirm_purge:
             raise ToolError("purge erases the memory for good; call again with confirm_purge=true "
-                              "(field: confirm_purge)")
+                            "(field: confirm_purge)")
         events = self._run(lambda e: e.forget(memory_id, purge=purge), write=True)
         return {"events": [event_view(e) for e in events]}
 
