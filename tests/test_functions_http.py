@@ -182,20 +182,6 @@ def test_idempotency_key_returns_the_first_result_and_writes_once(server) -> Non
     assert len(said) == 1
 
 
-def test_a_retry_of_a_turn_too_large_to_keep_is_a_conflict_not_a_second_turn(server) -> None:  # noqa: ANN001
-    carol = server.as_tenant("carol")
-    for n in range(40):  # enough memories that a huge budget recalls more than a replay record keeps
-        carol("POST", "/memories", json={"text": f"Fact {n}: " + "lorem ipsum dolor sit amet " * 200,
-                                         "importance": 0.9, "kind": "episode"})
-    turn = {"message": "Tell me about lorem ipsum.", "session_id": "big", "budget_tokens": 200_000}
-    first = carol("POST", "/chat", json=turn, headers={"Idempotency-Key": "big-turn"})
-    again = carol("POST", "/chat", json=turn, headers={"Idempotency-Key": "big-turn"})
-    assert first.status_code == 200 and len(first.content) > 256 * 1024
-    assert again.status_code == 409 and _error(again)["code"] == "idempotent_result_not_kept"
-    records = [json.loads(line) for line in carol("GET", "/export").text.splitlines()]
-    assert len([r for r in records if r["type"] == "message" and r["text"] == turn["message"]]) == 1
-
-
 def test_export_import_round_trip(server) -> None:  # noqa: ANN001
     alice, dave = server.as_tenant("alice"), server.as_tenant("dave")
     exported = alice("GET", "/export")

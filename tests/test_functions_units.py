@@ -162,3 +162,19 @@ def test_bad_settings_name_their_variable(monkeypatch: pytest.MonkeyPatch) -> No
 ])
 def test_error_statuses(error: Exception, status: int) -> None:
     assert status_of(error) == status
+
+
+def test_a_kept_error_replays_as_that_error_not_as_the_route_model() -> None:
+    from fastapi import Response
+    from fastapi.responses import JSONResponse
+
+    from functions.deps import shape
+    from functions.service import WriteOutcome
+
+    body = {"error": {"code": "idempotent_result_not_kept", "message": "m", "field": "Idempotency-Key"}}
+    sent = shape(WriteOutcome(409, body, replayed=True), Response())
+    assert isinstance(sent, JSONResponse) and sent.status_code == 409
+    assert sent.headers["idempotent-replayed"] == "true"
+    response = Response()
+    assert shape(WriteOutcome(201, {"ok": 1}, replayed=True), response) == {"ok": 1}
+    assert response.status_code == 201 and response.headers["idempotent-replayed"] == "true"

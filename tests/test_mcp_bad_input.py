@@ -64,11 +64,14 @@ def test_a_file_as_store_or_a_bad_tenant_is_one_error_line(tmp_path: Path) -> No
 
     not_a_dir = tmp_path / "store.sqlite"
     not_a_dir.write_text("")
-    for args, needle in ((["mcp", "--store", str(not_a_dir)], "store"),
-                         (["mcp", "--store", str(tmp_path), "--tenant", "../etc"], "tenant"),
-                         (["mcp", "--store", str(tmp_path), "--http", "127.0.0.1:0"], "http"),
-                         (["mcp", "--store", str(tmp_path), "--http", "127.0.0.1:8765"], "API key")):
-        out = subprocess.run([*ENGRAM, *args], env=server_env(), cwd=ROOT, capture_output=True, text=True,
+    http = ["mcp", "--store", str(tmp_path), "--http", "127.0.0.1:8765"]
+    for args, env, needle in ((["mcp", "--store", str(not_a_dir)], {}, "store"),
+                              (["mcp", "--store", str(tmp_path), "--tenant", "../etc"], {}, "tenant"),
+                              (["mcp", "--store", str(tmp_path), "--http", "127.0.0.1:0"], {}, "http"),
+                              (http, {}, "API key"),
+                              ([*http, "--keys-file", str(tmp_path / "missing.json")], {}, "keys file"),
+                              (http, {"ENGRAM_API_KEYS": "alice:secret"}, "ENGRAM_API_KEYS")):
+        out = subprocess.run([*ENGRAM, *args], env=server_env(**env), cwd=ROOT, capture_output=True, text=True,
                              timeout=60, stdin=subprocess.DEVNULL)
         assert out.returncode == 2 and out.stderr.startswith("engram: error:") and needle in out.stderr
         assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from engram_core.cli.common import Context, handle_errors
@@ -17,13 +15,13 @@ from engram_core.cli.common import Context, handle_errors
               help="Tenant served over stdio (over HTTP each API key picks its own).")
 @click.option("--http", "http_address", metavar="HOST:PORT",
               help="Serve streamable HTTP at http://HOST:PORT/mcp with bearer API keys instead of stdio.")
-@click.option("--keys-file", envvar="ENGRAM_API_KEYS_FILE", type=click.Path(path_type=Path, dir_okay=False),
+@click.option("--keys-file", envvar="ENGRAM_API_KEYS_FILE", metavar="PATH|oss://BUCKET/KEY",
               help="API keys for --http: a JSON list of {tenant, hash} (env ENGRAM_API_KEYS_FILE; "
                    "the same list may be given in ENGRAM_API_KEYS).")
 @click.option("--api-keys", envvar="ENGRAM_API_KEYS", hidden=True)
 @click.pass_context
 @handle_errors
-def mcp(ctx: click.Context, location: str | None, tenant: str, http_address: str | None, keys_file: Path | None,
+def mcp(ctx: click.Context, location: str | None, tenant: str, http_address: str | None, keys_file: str | None,
         api_keys: str | None) -> None:
     """Serve Engram's memory tools (engram_recall, engram_remember, ...) to an MCP client."""
     if ctx.invoked_subcommand is not None:

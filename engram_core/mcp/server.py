@@ -47,7 +47,6 @@ TOOL_TABLE: tuple[tuple[str, str, ToolAnnotations], ...] = (
     ("engram_dream", "dream", _ADD),
     ("engram_dream_apply", "dream_apply", _CHANGE),
 )
-TOOL_NAMES = tuple(name for name, _, _ in TOOL_TABLE)
 
 
 @dataclass(frozen=True)

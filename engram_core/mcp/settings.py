@@ -8,9 +8,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
-from engram_core.errors import ConfigurationError, ValidationError
+from engram_core.errors import ValidationError
 from engram_core.tenancy import check_tenant_id
 from functions.auth import KeyRing, parse_key_entries
+from functions.keyfile import read_key_file
 
 
 class HttpAddress(BaseModel):
@@ -66,13 +67,10 @@ def default_store_dir() -> Path:
     return user_data_path("engram") / "tenants"
 
 
-def load_keys(env_text: str | None, keys_file: Path | None) -> KeyRing:
-    """API keys as the HTTP API reads them: a JSON list of {tenant, hash} from the environment and/or a file."""
+def load_keys(env_text: str | None, keys_file: str | None) -> KeyRing:
+    """API keys as the HTTP API reads them: a JSON list of {tenant, hash} from the environment and/or a
+    keys file (a local path or oss://bucket/key)."""
     keys = parse_key_entries(env_text, "ENGRAM_API_KEYS") if env_text else []
-    if keys_file is not None:
-        try:
-            text = keys_file.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigurationError(f"cannot read keys file {keys_file}: {exc.strerror}", field="keys_file") from exc
-        keys += parse_key_entries(text, "ENGRAM_API_KEYS_FILE")
+    if keys_file:
+        keys += parse_key_entries(read_key_file(keys_file), "ENGRAM_API_KEYS_FILE")
     return KeyRing(keys)
