@@ -39,6 +39,10 @@ class TenantStores(Protocol):
         """Every tenant that has a store."""
         ...
 
+    def collect_garbage(self, tenant: str) -> int:
+        """Delete stored generations the retention policy no longer needs; how many were deleted."""
+        ...
+
     def close(self) -> None:
         ...
 
@@ -67,6 +71,11 @@ class LocalTenantStores:
             if engine is None:
                 engine = self._engines[tenant] = self._open(path)
             return operation(engine)
+
+    def collect_garbage(self, tenant: str) -> int:
+        """A local store is one file updated in place: there are no old generations."""
+        check_tenant_id(tenant)
+        return 0
 
     def tenants(self) -> list[str]:
         if not self.root.exists():

@@ -98,6 +98,10 @@ class SnapshotTenantStores:
     def tenants(self) -> list[str]:
         return self.snapshotter.tenants()
 
+    def collect_garbage(self, tenant: str) -> int:
+        """Old generations past the newest K and the grace period go (run after each sleep cycle)."""
+        return len(self.snapshotter.collect_garbage(check_tenant_id(tenant)).deleted)
+
     def close(self) -> None:
         """Close every read replica (their working copies are private and never committed)."""
         with self._lock:

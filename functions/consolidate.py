@@ -34,7 +34,9 @@ def sleep(response: Response, tenant: LimitedTenantDep,
         schedule.record_sleep(engine, service.clock.now())
         return 200, write_view(done)
 
-    return shape(service.write(tenant, write, replay), response)
+    result = shape(service.write(tenant, write, replay), response)
+    service.stores.collect_garbage(tenant)
+    return result
 
 
 @router.post("/dream", response_model=ProposalOut, responses=LIMITED_WRITE_ERRORS)

@@ -90,6 +90,8 @@ def run_sleep_job(service: Service, job: SleepJob) -> dict:
         return {"skipped": False, "gists": len(done.memories), "events": len(done.events)}
 
     outcome = service.stores.run(tenant, sleep_once, write=True)
+    if not outcome["skipped"]:
+        outcome["generations_collected"] = service.stores.collect_garbage(tenant)
     return {"tenant": tenant, "trigger_time": job.trigger_time.isoformat(), **outcome}
 
 

@@ -59,3 +59,25 @@ def test_replicas_are_bounded_and_tenant_ids_checked(location: Path, monkeypatch
         stores.run("../escape", lambda e: e.stats(), write=False)
     stores.close()
     assert not stores._replicas
+
+
+def test_garbage_collection_after_sleep_keeps_the_newest_generations(location: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ENGRAM_SNAPSHOT_KEEP", "2")
+    monkeypatch.setenv("ENGRAM_SNAPSHOT_GRACE_SECONDS", "0")
+    stores = _instance(location)
+    for n in range(5):
+        stores.run("alice", lambda e, n=n: e.remember(f"note number {n}", importance=0.8), write=True)
+    newest = stores.snapshotter.newest_generation("alice")
+    assert stores.collect_garbage("alice") == 3
+    assert stores.collect_garbage("alice") == 0
+    assert stores.snapshotter.newest_generation("alice") == newest
+    assert len(_texts(stores, "alice")) == 5
+    stores.close()
+
+
+def test_local_stores_have_no_generations_to_collect(tmp_path: Path) -> None:
+    stores = open_tenant_stores(tmp_path / "local")
+    assert stores.collect_garbage("alice") == 0
+    with pytest.raises(ValidationError):
+        stores.collect_garbage("../escape")
