@@ -20,7 +20,7 @@ _TASK_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def async_task_id(job: SleepJob) -> str:
-    """FC's async task id for a job: the same tenant and trigger give the same id (FC refuses duplicates)."""
+    """FC's async task id for a job: the same tenant and trigger always give the same id."""
     tenant = _TASK_ID_UNSAFE.sub("-", job.tenant)
     return f"engram-sleep-{tenant}-{int(job.trigger_time.timestamp())}"[:128]
 

@@ -236,9 +236,10 @@ class LifecycleOut(BaseModel):
 class SleepJobOut(BaseModel):
     tenant: str
     trigger_time: str
-    skipped: bool
+    skipped: bool = Field(description="True when this tenant already slept for this trigger time.")
     gists: int
     events: int
+    generations_collected: int | None = Field(None, description="Old snapshot generations deleted afterwards.")
 
 
 class FanoutOut(BaseModel):

@@ -61,7 +61,7 @@ class Server:
             headers["Authorization"] = f"Bearer {key}"
         return self.session.request(method, self.url + path, headers=headers, timeout=60, **kwargs)
 
-    def as_tenant(self, tenant: str):  # noqa: ANN201 - a small bound helper
+    def as_tenant(self, tenant: str):  # noqa: ANN201 - a request function bound to one key
         key = TENANT_KEYS[tenant]
         return lambda method, path, **kw: self.call(method, path, key, **kw)
 
