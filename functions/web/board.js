@@ -227,10 +227,25 @@ function confirmAction(title, text, ok) {
   byId("confirm-title").textContent = title;
   byId("confirm-text").textContent = text;
   byId("confirm-ok").textContent = ok;
+  return openDialog(dialog).then((value) => value === "ok");
+}
+
+// A dialog's "close" event is dispatched a task after it closes: when the dialog is
+// reopened before that, the stale event must not answer the new opening.
+let dialogOpenings = 0;
+
+function openDialog(dialog) {
+  const opening = ++dialogOpenings;
   dialog.returnValue = "";
   dialog.showModal();
-  return new Promise((resolve) => dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"),
-    { once: true }));
+  return new Promise((resolve) => {
+    const onClose = () => {
+      if (opening !== dialogOpenings) return resolve("");
+      if (dialog.open) return dialog.addEventListener("close", onClose, { once: true });
+      return resolve(dialog.returnValue);
+    };
+    dialog.addEventListener("close", onClose, { once: true });
+  });
 }
 
 async function forgetMemory(id, purge) {
@@ -253,10 +268,8 @@ function chooseDreamActions(proposal) {
     h("label", { class: "dream-action" }, h("input", { type: "checkbox", name: "approved", value: a.id }),
       ` ${a.id} · ${a.action}: ${a.text || a.memory_ids.map((id) => state.model.memories.get(id)?.text || id).join(" + ")}`,
       h("span", { class: "muted small", text: ` (${a.reason})` }))));
-  dialog.returnValue = "";
-  dialog.showModal();
-  return new Promise((resolve) => dialog.addEventListener("close", () => resolve(dialog.returnValue === "apply"
-    ? [...dialog.querySelectorAll("input[name=approved]:checked")].map((i) => i.value) : []), { once: true }));
+  return openDialog(dialog).then((value) => (value === "apply"
+    ? [...dialog.querySelectorAll("input[name=approved]:checked")].map((i) => i.value) : []));
 }
 
 async function dream() {
