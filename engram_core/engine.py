@@ -139,7 +139,9 @@ class Engine:
             recalled = self.recall(message, budget_tokens)
             written = self.observe(message, session_id=session_id, occurred_at=occurred_at)
             reply = self._reply(message, recalled, written)
-            answer = self.observe(reply, role="assistant", session_id=session_id)
+            # A long reply is returned whole; the copy kept in the history is cut to the text limit.
+            answer = self.observe(inputs.clip_text(reply, self.config.max_text_bytes), role="assistant",
+                                  session_id=session_id)
         finally:
             self._rt.turn_id = None
         return ChatTurn(reply, recalled, written, answer)
@@ -203,14 +205,13 @@ class Engine:
 
     def memories(self, *, status: Sequence[str] = (), kind: Sequence[str] = (), text: str | None = None,
                  limit: int = 100, offset: int = 0, as_of: str | datetime | None = None) -> list[Memory]:
-        """Memories in creation order; ``as_of`` keeps those created by then (a prefix of that order)."""
+        """Memories in creation order; ``as_of`` keeps those created by then (filtered before paging)."""
         statuses = [self._status(s) for s in status]
         kinds = [inputs.check_kind(k).value for k in kind]
         when = inputs.check_when(as_of, "as_of")
         if limit < 1 or offset < 0:
             raise ValidationError("limit must be at least 1 and offset not negative", field="limit")
-        found = self.store.memories(statuses, kinds, text, limit, offset)
-        return found if when is None else [m for m in found if m.created_at <= when]
+        return self.store.memories(statuses, kinds, text, limit, offset, created_by=when)
 
     @staticmethod
     def _status(value: str) -> MemoryStatus:

@@ -24,6 +24,18 @@ def check_text(text: object, config: EngineConfig, field: str = "text") -> str:
     return text.strip()
 
 
+CLIPPED = " [clipped]"
+
+
+def clip_text(text: str, limit_bytes: int) -> str:
+    """Text the engine produced itself (a model's reply), cut to fit the stored-text limit."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= limit_bytes:
+        return text
+    head = encoded[:limit_bytes - len(CLIPPED)].decode("utf-8", errors="ignore")
+    return head + CLIPPED
+
+
 def check_budget(budget: object, config: EngineConfig) -> int:
     if isinstance(budget, bool) or not isinstance(budget, int):
         raise ValidationError("budget_tokens must be a whole number", field="budget_tokens")

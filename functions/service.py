@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 from engram_core.adapters.clock import SystemClock
 from engram_core.ports import Clock
 from functions import idempotency
-from functions.auth import KeyRing, parse_key_entries
+from engram_core.credentials import KeyRing, parse_key_entries
 from functions.ratelimit import RateLimiter
 from functions.settings import FanoutMode, ServiceSettings
 
@@ -114,7 +114,7 @@ def load_key_ring(settings: ServiceSettings, extra_keys: list | None = None) -> 
     if settings.api_keys is not None:
         keys += parse_key_entries(settings.api_keys.get_secret_value(), "ENGRAM_API_KEYS")
     if settings.api_keys_file:
-        from functions.keyfile import read_key_file
+        from engram_core.keyfile import read_key_file
 
         keys += parse_key_entries(read_key_file(settings.api_keys_file), "ENGRAM_API_KEYS_FILE")
     admin = settings.admin_key.get_secret_value() if settings.admin_key else None

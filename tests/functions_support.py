@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -18,7 +17,8 @@ from pathlib import Path
 
 import requests
 
-from functions.auth import KeyEntry, hash_key
+from engram_core.bench.processes import free_port, stop
+from engram_core.credentials import KeyEntry, hash_key
 
 ROOT = Path(__file__).resolve().parents[1]
 EVENTS = Path(__file__).parent / "fixtures" / "fc_events"
@@ -26,12 +26,6 @@ ADMIN_KEY = "egk_admin-test-credential-0123456789"
 TENANT_KEYS = {"alice": "egk_alice-test-key-0123456789", "bob": "egk_bob-test-key-0123456789",
                "carol": "egk_carol-test-key-0123456789", "dave": "egk_dave-test-key-0123456789"}
 START_TIMEOUT_S = 30
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def keys_json(keys: dict[str, str]) -> str:
@@ -103,12 +97,7 @@ def running_server(store: Path, *args: str, **env: str) -> Iterator[Server]:
         wait_healthy(url, process, log_path)
         yield Server(url, process, log_path)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process, grace=30)
 
 
 def load_event(name: str) -> dict:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,6 +13,8 @@ from pathlib import Path
 import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+
+from engram_core.bench.processes import free_port, wait_listening  # noqa: F401 - free_port is re-exported
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGRAM = [sys.executable, "-m", "engram_core.cli.main"]
@@ -62,20 +62,5 @@ async def call_error(client: Client, tool: str, arguments: dict) -> str:
     return result.content[0].text
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited early: {process.stderr.read() if process.stderr else ''}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise TimeoutError(f"nothing listens on 127.0.0.1:{port}")
+    wait_listening(port, process, "the MCP server", timeout)

@@ -46,7 +46,8 @@ def read_modify_write(snapshots, tenant: str, workers: int, count: int, label: s
     for thread in threads:
         thread.join()
     counters = snapshots.counters
-    print(json.dumps({"commits": counters.commits, "conflicts": counters.conflicts, "failures": failures}))
+    print(json.dumps({"commits": counters.commits, "conflicts": counters.conflicts,
+                      "quarantined": counters.quarantined, "failures": failures}))
 
 
 def commit_forever(snapshots, tenant: str, label: str) -> None:  # noqa: ANN001

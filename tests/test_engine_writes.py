@@ -189,3 +189,16 @@ def test_events_are_persisted_and_returned(clock) -> None:  # noqa: ANN001
     result = engine.observe("I live in Lisbon.")
     assert [e.id for e in engine.events()] == [e.id for e in result.events]
     assert json.dumps([e.detail_dict() for e in engine.events()])
+
+
+def test_a_reply_longer_than_the_text_limit_is_returned_whole_and_stored_clipped(clock) -> None:  # noqa: ANN001
+    engine = make_engine(clock)
+    for n in range(12):
+        engine.remember(f"Harbour log entry {n}: " + "the harbour crane moved containers all night. " * 60)
+    turn = engine.chat("What happened at the harbour crane?", budget_tokens=60_000)
+    limit = engine.config.max_text_bytes
+    assert len(turn.reply.encode("utf-8")) > limit  # the offline reply quotes every recalled line
+    stored = [m for m in engine.store.messages() if m.role == "assistant"]
+    assert len(stored) == 1 and stored[0].text.endswith("[clipped]")
+    assert len(stored[0].text.encode("utf-8")) <= limit
+    assert turn.reply.startswith(stored[0].text[: -len(" [clipped]")])

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engram_core.errors import BusyError, ConfigurationError, NotFoundError, StoreError, ValidationError
 from functions import idempotency, schedule
-from functions.auth import KeyEntry, KeyRing, bearer_token, hash_key, new_key, parse_key_entries
+from engram_core.credentials import KeyEntry, KeyRing, bearer_token, hash_key, new_key, parse_key_entries
 from functions.errors import AuthError, RateLimitedError, status_of
 from functions.fanout import SleepJob, job_signature, signature_valid, signed_job
 from functions.invokers import async_task_id

@@ -75,11 +75,13 @@ def test_sixteen_writers_in_four_processes_lose_nothing(shared_store, tmp_path: 
                                str(tmp_path / f"process{p}"), "rmw", str(per_process), str(COMMITS), f"process{p}"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for p in range(INSTANCES)]
-    summaries = []
+    summaries, logs = [], []
     for proc in procs:
         out, err = proc.communicate(timeout=600)
         assert proc.returncode == 0, err
         summaries.append(json.loads(out.strip().splitlines()[-1]))
-    assert [s["failures"] for s in summaries] == [[]] * INSTANCES
+        logs.append(err)
+    assert [s["failures"] for s in summaries] == [[]] * INSTANCES, logs
+    assert [s["quarantined"] for s in summaries] == [0] * INSTANCES, logs  # healthy writers write no bad generation
     check_everything_arrived_once(store, tmp_path, [f"process{p}" for p in range(INSTANCES)])
     assert sum(s["conflicts"] for s in summaries) > 0

@@ -184,8 +184,12 @@ class SqliteStore:
         return found
 
     def memories(self, statuses: Sequence[MemoryStatus] = (), kinds: Sequence[str] = (),
-                 text: str | None = None, limit: int = -1, offset: int = 0) -> list[Memory]:
+                 text: str | None = None, limit: int = -1, offset: int = 0,
+                 created_by: datetime | None = None) -> list[Memory]:
         clauses, args = [], []
+        if created_by is not None:
+            clauses.append("created_at <= ?")
+            args.append(to_storage(created_by))
         if statuses:
             clauses.append(f"status IN ({', '.join('?' * len(statuses))})")
             args += [s.value for s in statuses]

@@ -32,9 +32,10 @@ import click
 
 from engram_core.bench.common import Report, Table, current_embedder_name, emit, output_options, progress
 from engram_core.bench.mcp import TENANT, fill_tenant
+from engram_core.bench.processes import free_port, moto_server, stop
 from engram_core.bench.scale import percentile, synthetic_sentence
 from engram_core.cli.common import handle_errors
-from engram_core.errors import ConfigurationError, ValidationError
+from engram_core.errors import ValidationError
 
 COLD_HEALTHZ_TARGET_MS = 1500.0
 WARM_RECALL_P95_TARGET_MS = 50.0
@@ -79,16 +80,8 @@ class Client:
         self._conn.close()
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _server_env(store: str, embedder: str, cache_dir: Path, extra: dict[str, str]) -> dict[str, str]:
-    from functions.auth import KeyEntry, hash_key
+    from engram_core.credentials import KeyEntry, hash_key
 
     keep = {k: v for k, v in os.environ.items()
             if not k.startswith(("ENGRAM_", "QWEN_CLOUD_", "DASHSCOPE_", "ALIBABA_CLOUD_", "FC_"))}
@@ -115,51 +108,14 @@ def _wait_healthy(port: int, process: subprocess.Popen, started: float) -> float
 @contextmanager
 def server(env: dict[str, str]) -> Iterator[tuple[int, float]]:
     """A fresh server process; yields its port and the ms from process start to the first healthy answer."""
-    port = _free_port()
+    port = free_port()
     started = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "functions", "--host", "127.0.0.1", "--port", str(port)],
                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         yield port, _wait_healthy(port, process, started)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-@contextmanager
-def moto_endpoint() -> Iterator[str]:
-    """moto's S3 server in its own process on loopback (moto comes with the test extras)."""
-    try:
-        import moto.server  # noqa: F401
-    except ImportError as exc:
-        raise ConfigurationError("--stores moto needs moto[server]: pip install 'engram[test]'",
-                                 field="stores") from exc
-    port = _free_port()
-    process = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait_listening(port, process)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
-
-def _wait_listening(port: int, process: subprocess.Popen) -> None:
-    import socket
-
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise click.ClickException("moto's server did not start")
+        stop(process, grace=30)
 
 
 def _publish_to_moto(endpoint: str, local_root: Path) -> tuple[str, dict[str, str]]:
@@ -299,7 +255,7 @@ def command(sizes: str, stores: str, recalls: int, turns: int, clients: int, col
                "budget": budget, "seed": seed}
     rows = []
     with contextlib.ExitStack() as stack:
-        moto = stack.enter_context(moto_endpoint()) if "moto" in store_kinds else None
+        moto = stack.enter_context(moto_server()) if "moto" in store_kinds else None
         for size in _parse_sizes(sizes):
             root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="engram-bench-service-")))
             fill_tenant(root, default_embedder(embedder), size, seed)

@@ -17,10 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -33,6 +30,7 @@ import click
 import numpy as np
 
 from engram_core.bench.common import Report, Table, emit, output_options, progress
+from engram_core.bench.processes import moto_server
 from engram_core.cli.common import handle_errors
 from engram_core.errors import ValidationError
 
@@ -120,12 +118,6 @@ def read_one(engine):  # noqa: ANN001, ANN201 - a point read, as an API handler 
 
 # -- stores -------------------------------------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @contextmanager
 def moto_store() -> Iterator[object]:
     """moto's S3 server on a loopback port, with a fresh bucket, through the real OssStore."""
@@ -134,29 +126,11 @@ def moto_store() -> Iterator[object]:
     from engram_core.snapshots.oss import OssStore
     from engram_core.snapshots.settings import load_oss_settings
 
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        endpoint = _wait_for(port, proc)
+    with moto_server() as endpoint:
         oss2.Bucket(oss2.Auth(MOTO_KEY_ID, MOTO_KEY_SECRET), endpoint, "engram-bench").create_bucket()
         settings = load_oss_settings(endpoint=endpoint, access_key_id=MOTO_KEY_ID,
                                      access_key_secret=MOTO_KEY_SECRET, dialect="s3")
         yield OssStore.from_settings(settings, "engram-bench", "bench")
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
-def _wait_for(port: int, proc: subprocess.Popen) -> str:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return f"http://127.0.0.1:{port}"
-        except OSError:
-            time.sleep(0.1)
-    raise ValidationError("moto's server did not start (is `moto[server]` installed?)", field="stores")
 
 
 @contextmanager

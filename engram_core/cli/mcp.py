@@ -42,7 +42,7 @@ def new_key(tenant: str) -> None:
     import json
 
     from engram_core.tenancy import check_tenant_id
-    from functions.auth import hash_key, new_key as make_key
+    from engram_core.credentials import hash_key, new_key as make_key
 
     key = make_key()
     click.echo(f"key:   {key}")

@@ -18,7 +18,7 @@ FUNCTIONS = ["all", "chat", "memories", "consolidate"]
 
 def _dev_credentials(settings, dev_key: str | None) -> tuple[list, dict[str, str], dict]:  # noqa: ANN001
     """A dev API key when none is configured (never on cloud storage), and an admin key for local jobs."""
-    from functions.auth import KeyEntry, hash_key, new_key
+    from engram_core.credentials import KeyEntry, hash_key, new_key
 
     overrides: dict = {}
     keys: dict[str, str] = {}
@@ -43,7 +43,7 @@ def _announce(url: str, keys: dict[str, str]) -> None:
 
 
 def _print_new_key(tenant: str) -> None:
-    from functions.auth import KeyEntry, hash_key, new_key
+    from engram_core.credentials import KeyEntry, hash_key, new_key
 
     key = new_key()
     entry = KeyEntry(tenant=tenant, hash=hash_key(key))

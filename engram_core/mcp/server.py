@@ -21,7 +21,7 @@ from engram_core.errors import ConfigurationError
 from engram_core.mcp.settings import HttpAddress, McpSettings
 from engram_core.mcp.tools import MemoryTools
 from engram_core.tenancy import TenantStores, open_tenant_stores
-from functions.auth import KeyRing
+from engram_core.credentials import KeyRing
 
 MAX_REQUEST_BYTES = 32 * 1024 * 1024  # an import carries a whole export
 INSTRUCTIONS = (

@@ -10,8 +10,8 @@ from pydantic import ValidationError as PydanticValidationError
 
 from engram_core.errors import ValidationError
 from engram_core.tenancy import check_tenant_id
-from functions.auth import KeyRing, parse_key_entries
-from functions.keyfile import read_key_file
+from engram_core.credentials import KeyRing, parse_key_entries
+from engram_core.keyfile import read_key_file
 
 
 class HttpAddress(BaseModel):

@@ -12,10 +12,16 @@ FREE_PAGE_SHARE_FOR_VACUUM = 0.25
 
 
 def quick_check(path: Path, where: str) -> None:
-    """``PRAGMA quick_check`` must answer ``ok``; anything else means the file is never served."""
+    """``PRAGMA quick_check`` must answer ``ok``; anything else means the file is never served.
+
+    Only evidence about the file quarantines it: an operational failure of this machine (no file
+    handles, disk full, I/O error) says nothing about the generation, so it is a retryable store error.
+    """
     try:
         with closing(sqlite3.connect(path)) as conn:
             verdict = [row[0] for row in conn.execute("PRAGMA quick_check")]
+    except sqlite3.OperationalError as exc:
+        raise StoreError(f"{where}: could not check the downloaded copy ({exc}); retry") from exc
     except sqlite3.DatabaseError as exc:
         raise CorruptSnapshotError(f"{where}: not a readable SQLite database ({exc})") from exc
     if verdict != ["ok"]:
