@@ -27,7 +27,7 @@ from engram_core.snapshots.codec import seal
 from engram_core.snapshots.layout import TenantKeys
 from engram_core.snapshots.local import LocalDirStore
 from engram_core.snapshots.oss import OssStore
-from engram_core.snapshots.ports import SnapshotStore
+from engram_core.snapshots.ports import SnapshotStore, StoredObject
 
 HERE = Path(__file__).resolve().parent
 KEYS = TenantKeys("alice")
@@ -65,6 +65,33 @@ def test_a_damaged_newest_generation_is_quarantined_and_the_previous_one_served(
     fresh = make_snapshotter(store, tmp_path / "fresh")
     assert texts_in(fresh, "alice") == ["good one", "good two", "after the damage"]
     assert fresh.counters.quarantined == 0  # the newest is good again: nobody fetches 3 any more
+
+
+class DamagesFirstRead:
+    """A store whose first read of one key comes back damaged (a bad read, not a bad object)."""
+
+    def __init__(self, inner: SnapshotStore, key: str) -> None:
+        self.inner, self.key, self.location, self.damaged_reads = inner, key, inner.location, 0
+
+    def get(self, key: str):  # noqa: ANN201 - StoredObject | None
+        found = self.inner.get(key)
+        if key == self.key and found is not None and self.damaged_reads == 0:
+            self.damaged_reads += 1
+            return StoredObject(found.key, flipped(found.data), found.metadata)
+        return found
+
+    def __getattr__(self, name: str):  # noqa: ANN204 - every other call goes to the real store
+        return getattr(self.inner, name)
+
+
+def test_one_bad_read_of_a_good_generation_costs_nothing(tmp_path: Path) -> None:
+    store = LocalDirStore(tmp_path / "store")
+    two_good_generations(store, tmp_path / "writer")
+    flaky = DamagesFirstRead(store, KEYS.generation(2))
+    reader = make_snapshotter(flaky, tmp_path / "reader")
+    reader.run("alice", remember("three"))
+    assert flaky.damaged_reads == 1 and reader.counters.quarantined == 0
+    assert texts_in(make_snapshotter(store, tmp_path / "fresh"), "alice") == ["good one", "good two", "three"]
 
 
 def test_a_generation_with_a_valid_checksum_but_a_broken_database_is_quarantined(

@@ -290,6 +290,11 @@ class Snapshotter:
             return None
         try:
             return self._fetch(keys, number)
+        except CorruptSnapshotError as first:
+            log.warning("snapshot failed its checks, reading it again: tenant=%s generation=%d reason=%s",
+                        keys.tenant, number, first.message)
+        try:  # a damaged object fails every read; a read that went wrong once must not cost a generation
+            return self._fetch(keys, number)
         except CorruptSnapshotError as exc:
             self._quarantine(keys, number, exc)
             return None
