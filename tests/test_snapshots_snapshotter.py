@@ -45,7 +45,7 @@ class CountingStore:
         return self.inner.put(key, data, metadata)
 
     def list(self, prefix, start_after=""):  # noqa: ANN001, ANN201
-        self.calls.append(("list", prefix))
+        self.calls.append(("list", prefix, start_after))
         return self.inner.list(prefix, start_after)
 
     def delete(self, keys):  # noqa: ANN001, ANN201
@@ -102,9 +102,11 @@ def test_a_warm_instance_checks_for_news_with_one_request(store: SnapshotStore, 
     counting = CountingStore(store)
     snapshots = make_snapshotter(counting, tmp_path / "cache")
     snapshots.run("alice", remember("warm me up"))
+    snapshots.run("alice", remember("and again"))
     counting.calls.clear()
-    assert texts_in(snapshots, "alice") == ["warm me up"]
-    assert counting.calls == [("head", "alice/snap/000000000002.sqlite.zst")]
+    assert texts_in(snapshots, "alice") == ["warm me up", "and again"]
+    # one listing from the cached generation 2: it must still exist, and anything newer would show
+    assert counting.calls == [("list", "alice/snap/", "alice/snap/000000000001.sqlite.zst")]
     assert snapshots.counters.downloads == 0
 
 
@@ -168,6 +170,21 @@ def test_purge_leaves_no_generation_holding_the_purged_text(store: SnapshotStore
                                                                               "unrelated note two"]
     cached = b"".join(p.read_bytes() for p in (tmp_path / "cache").rglob("*") if p.is_file())
     assert b"Zyrtecillin" not in cached
+
+
+def test_a_warm_instance_never_serves_or_forks_from_a_generation_a_purge_deleted(store: SnapshotStore,
+                                                                                 tmp_path: Path) -> None:
+    purger, warm = make_snapshotter(store, tmp_path / "purger"), make_snapshotter(store, tmp_path / "warm")
+    secret = "Zyrtecillin-4471 is my prescription"
+    memory_id = purger.run("alice", lambda e: e.remember(secret, kind="fact", importance=0.9)).memories[0].id
+    assert texts_in(warm, "alice") == [secret]  # the warm instance now caches generation 1
+    purger.run("alice", remember("unrelated note"))
+    purger.run("alice", lambda e: e.forget(memory_id, purge=True))  # generation 3; 1 and 2 are deleted
+    assert texts_in(warm, "alice") == ["unrelated note"]
+    warm.run("alice", remember("written by the warm instance"))
+    assert generations(store) == [3, 4]
+    assert texts_in(make_snapshotter(store, tmp_path / "fresh"), "alice") == ["unrelated note",
+                                                                              "written by the warm instance"]
 
 
 def test_gc_keeps_the_newest_and_the_young(store: SnapshotStore, tmp_path: Path) -> None:

@@ -130,15 +130,15 @@ class LocalDirStore:
         found = []
         for dirpath, _dirs, files in os.walk(base):
             for name in files:
-                info = self._info(Path(dirpath) / name)
-                if info is not None and info.key.startswith(prefix) and info.key > start_after:
+                key = (Path(dirpath) / name).relative_to(self.root).as_posix()
+                if key.startswith(prefix) and key > start_after and (info := self._info(key)) is not None:
                     found.append(info)
         return sorted(found, key=lambda i: i.key)
 
-    def _info(self, path: Path) -> ObjectInfo | None:
-        key = path.relative_to(self.root).as_posix()
+    def _info(self, key: str) -> ObjectInfo | None:
         if not _KEY.match(key):  # temp files start with a dot
             return None
+        path = self.root / key
         try:
             stat = path.stat()
         except FileNotFoundError:

@@ -2,8 +2,8 @@
 
     snapshotter.run("alice", lambda engine: engine.remember("Prefers aisle seats"))
 
-``run`` loads the newest good generation (warm cache first: one request to
-check nothing newer exists), opens a private working copy, runs the
+``run`` loads the newest good generation (warm cache first: one listing to
+check the cached one still exists and nothing newer does), opens a private working copy, runs the
 operation, and, if the operation changed anything, writes generation N+1
 create-only. A writer that loses the race reloads and re-applies its
 operation, with jittered backoff, up to a bounded number of attempts; then
@@ -249,7 +249,10 @@ class Snapshotter:
     # -- loading ----------------------------------------------------------------------
     def _load(self, keys: TenantKeys) -> Base:
         cached = self.cache.newest(keys.tenant)
-        newest = self.newest_generation(keys.tenant, cached.generation if cached else None)
+        newest, cached_exists = self._resolve(keys, cached.generation if cached else None)
+        if cached is not None and not cached_exists:  # purged or collected: never serve it again
+            self.cache.forget(keys.tenant)
+            cached = None
         if newest == 0:
             return Base(0, 1, None)
         for number in range(newest, 0, -1):
@@ -265,24 +268,29 @@ class Snapshotter:
                          "see `engram snapshots list`")
 
     def newest_generation(self, tenant: str, known: int | None = None) -> int:
-        """The newest generation number (0 if none). From a known one that is still the newest,
-        one request; otherwise one listing that starts at the known one, or at the hint."""
-        keys = TenantKeys(tenant)
-        if known is not None and self.store.head(keys.generation(known + 1)) is None:
-            return known
-        floor = known + 1 if known is not None else self._hinted(keys)
-        newest = self._listed_newest(keys, floor) if floor else 0
-        return newest or self._listed_newest(keys, None)
+        """The newest generation number (0 if none)."""
+        return self._resolve(TenantKeys(tenant), known)[0]
+
+    def _resolve(self, keys: TenantKeys, known: int | None) -> tuple[int, bool]:
+        """(newest generation, does ``known`` still exist). From a known generation, one listing that
+        starts at it: it must still be there (a purge deletes every older generation), and anything
+        newer shows. Otherwise a listing from the hint, and the whole prefix when that finds nothing."""
+        if known is not None:
+            listed = self._listed(keys, known)
+            if known in listed:
+                return max(listed), True
+        floor = self._hinted(keys)
+        newest = max(self._listed(keys, floor), default=0) if floor else 0
+        return newest or max(self._listed(keys, None), default=0), False
 
     def _hinted(self, keys: TenantKeys) -> int | None:
         hint = self.store.get(keys.hint)
         return parse_hint(hint.data) if hint is not None else None
 
-    def _listed_newest(self, keys: TenantKeys, floor: int | None) -> int:
-        """Highest generation at or above ``floor`` (the whole prefix without one); 0 if none."""
+    def _listed(self, keys: TenantKeys, floor: int | None) -> list[int]:
+        """Generation numbers at or above ``floor`` (the whole prefix without one)."""
         start = keys.generation(floor - 1) if floor is not None and floor > 1 else ""
-        listed = self.store.list(keys.snap_prefix, start_after=start)
-        return max((n for info in listed if (n := generation_of(info.key))), default=0)
+        return [n for info in self.store.list(keys.snap_prefix, start_after=start) if (n := generation_of(info.key))]
 
     def _fetch_good(self, keys: TenantKeys, number: int) -> CachedGeneration | None:
         """Download, verify and cache one generation; None if it is gone or quarantined."""
