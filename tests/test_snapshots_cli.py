@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from object_servers import free_port
 from snapshot_support import KEY_ID, moto_endpoint, new_bucket  # noqa: F401 - fixture
+
+from engram_core.cli.common import Context
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "do-not-print-this-9f8e7d"
@@ -80,3 +83,38 @@ def test_an_unreachable_store_is_one_clear_line_without_secrets(env: dict[str, s
 def test_showing_a_missing_generation_is_a_clear_error(env: dict[str, str]) -> None:
     out = engram(env, "snapshots", "show", "7")
     assert out.returncode == 2 and "has no generation 7" in out.stderr
+
+
+def test_a_command_that_loses_the_commit_race_runs_again_and_prints_once(
+        env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    for name, value in env.items():
+        if name.startswith("ENGRAM_"):
+            monkeypatch.setenv(name, value)
+    store, runs = env["ENGRAM_STORE"], []
+    ctx = Context(store, "hashing", "alice")
+
+    def command() -> None:
+        runs.append(len(runs) + 1)
+        ctx.engine().remember(f"mine, attempt {runs[-1]}", kind="fact", importance=0.8)
+        if runs[-1] == 1:  # another instance commits first, from the same starting point
+            rival = Context(store, "hashing", "alice")
+            rival.run_committed(lambda: rival.engine().remember("theirs", kind="fact", importance=0.8))
+        click.echo(f"remembered on attempt {runs[-1]}")
+
+    ctx.run_committed(command)
+    assert runs == [1, 2] and capsys.readouterr().out == "remembered on attempt 2\n"
+    reader = Context(store, "hashing", "alice")
+    reader.run_committed(lambda: None)
+    assert [m.text for m in reader.engine().memories()] == ["theirs", "mine, attempt 2"]
+    reader.close()
+
+
+def test_concurrent_commands_on_one_tenant_all_land(env: dict[str, str]) -> None:
+    procs = [subprocess.Popen([sys.executable, "-m", "engram_core.cli.main", "remember", f"Concurrent note {n}",
+                               "--importance", "0.8"], env=env, cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for n in range(6)]
+    outcomes = [(p.wait(timeout=120), p.stderr.read()) for p in procs]
+    assert [code for code, _ in outcomes] == [0] * 6, outcomes
+    listed = engram(env, "memories", "--json")
+    texts = sorted(m["text"] for m in json.loads(listed.stdout))
+    assert texts == [f"Concurrent note {n}" for n in range(6)]

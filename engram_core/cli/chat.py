@@ -50,7 +50,7 @@ def _turn(ctx: Context, text: str, state: dict[str, str], budget: int, verbose: 
 @click.option("--budget", default=1024, show_default=True, type=int, help="Token budget for recall.")
 @click.option("--quiet", is_flag=True, help="Only print replies, not the engine's decisions.")
 @click.pass_obj
-@handle_errors
+@handle_errors(replay=False)  # reads stdin as it goes
 def chat(ctx: Context, session_id: str, budget: int, quiet: bool) -> None:
     """Chat in the terminal: Qwen Cloud with a key, offline without (stdin works as a script). /help lists commands."""
     state = {"session": session_id}

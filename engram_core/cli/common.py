@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import random
 import sys
+import time
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -50,13 +54,42 @@ class Context:
 
     def commit(self) -> None:
         """After a command succeeded on a snapshot checkout: write the next generation if anything changed."""
-        if self._checkout is not None:
-            checkout, self._checkout = self._checkout, None
-            try:
-                checkout.commit()
-            except GenerationExistsError as exc:
-                raise BusyError(f"tenant {self.tenant!r} changed while this command ran; nothing was written, "
-                                "run it again") from exc
+        if not self._try_commit():
+            raise BusyError(f"tenant {self.tenant!r} changed while this command ran; nothing was written, "
+                            "run it again")
+
+    def _try_commit(self) -> bool:
+        """False when another writer took the generation first (this checkout is then let go)."""
+        if self._checkout is None:
+            return True
+        checkout, self._checkout, self._engine = self._checkout, None, None
+        try:
+            checkout.commit()
+        except GenerationExistsError:
+            checkout.discard()
+            return False
+        return True
+
+    def run_committed(self, call: Callable[[], object]) -> object:
+        """Run a command and commit it; on a snapshot store a lost race reloads and runs it again.
+
+        What the command prints is held back until its commit lands, so a replay prints nothing twice.
+        """
+        if not (self.store and _is_remote(self.store)):
+            result = call()
+            self.commit()
+            return result
+        policy = self.snapshotter().retry
+        for attempt in range(policy.max_attempts):
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                result = call()
+            if self._try_commit():
+                sys.stdout.write(printed.getvalue())
+                return result
+            time.sleep(policy.delay(attempt, random.Random()))
+        raise BusyError(f"tenant {self.tenant!r}: {policy.max_attempts} attempts in a row lost the race to "
+                        "other writers; nothing was written, run it again")
 
     def close(self) -> None:
         if self._checkout is not None:
@@ -65,21 +98,37 @@ class Context:
             self._engine.close()
 
 
+def _is_remote(store: str) -> bool:
+    from engram_core.snapshots import is_remote
+
+    return is_remote(store)
+
+
 def fail(message: str) -> None:
     click.echo(f"engram: error: {message}", err=True)
     sys.exit(EXIT_ERROR)
 
 
-def handle_errors(command: Callable) -> Callable:
-    """Engine errors become one line on stderr and exit status 2, never a traceback."""
+def handle_errors(command: Callable | None = None, *, replay: bool = True) -> Callable:
+    """Engine errors become one line on stderr and exit status 2, never a traceback.
+
+    On a snapshot store a command that lost the commit race runs again on the newer state;
+    ``replay=False`` is for commands that read a stream or ask the user (they fail with "run it again").
+    """
+    if command is None:
+        return lambda inner: handle_errors(inner, replay=replay)
 
     @wraps(command)
     def wrapper(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         try:
-            result = command(*args, **kwargs)
-            if args and isinstance(args[0], Context):
-                args[0].commit()
-            return result
+            ctx = args[0] if args and isinstance(args[0], Context) else None
+            if ctx is None:
+                return command(*args, **kwargs)
+            if not replay:
+                result = command(*args, **kwargs)
+                ctx.commit()
+                return result
+            return ctx.run_committed(lambda: command(*args, **kwargs))
         except EngramError as exc:
             field = f" (field: {exc.field})" if exc.field else ""
             fail(f"{exc.message}{field}")

@@ -182,7 +182,7 @@ def dream(ctx: Context, proposal_id: str | None, approve: tuple[str, ...], as_js
 @click.option("--purge", is_flag=True, help="Hard delete (privacy request): text, vector and derived text.")
 @click.option("--yes", is_flag=True, help="Do not ask before purging.")
 @pass_engine
-@handle_errors
+@handle_errors(replay=False)  # it asks first / reads its input once
 def forget(ctx: Context, memory_id: str, purge: bool, yes: bool) -> None:
     """Forget a memory (soft: kept for audit), or purge it."""
     if purge and not yes:
@@ -203,7 +203,7 @@ def export_cmd(ctx: Context, output) -> None:  # noqa: ANN001 - click file
 @cli.command(name="import")
 @click.argument("source", type=click.File("r", encoding="utf-8"))
 @pass_engine
-@handle_errors
+@handle_errors(replay=False)  # it asks first / reads its input once
 def import_cmd(ctx: Context, source) -> None:  # noqa: ANN001 - click file
     """Import an export file (all or nothing)."""
     counts = ctx.engine().import_lines(source)
