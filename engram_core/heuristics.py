@@ -90,7 +90,10 @@ _TIME_TAIL = re.compile(
     r"(?:^|\s+)(?:(?:last|this|past)\s+(?:week|month|year|weekend|night|spring|summer|fall|autumn|winter|time)|"
     r"(?:(?:a\s+)?(?:few|couple(?:\s+of)?|\d+|one|two|three|several|some)\s+)?(?:days?|weeks?|months?|years?)"
     r"\s+ago|a while ago|yesterday|today|recently|lately|every\s+(?:single\s+)?\w+|for\s+(?:the\s+(?:last|past)\s+)?"
-    r"(?:a\s+few|a\s+couple\s+of|several|many|\w+)\s+(?:days|weeks|months|years))$", re.I)
+    r"(?:a\s+few|a\s+couple\s+of|several|many|\w+)\s+(?:days|weeks|months|years)|earlier\s+this\s+(?:week|month|year)|"
+    r"(?:in|over|during)\s+(?:the\s+)?(?:(?:early|late)\s+)?(?:spring|summer|autumn|fall|winter|holidays)|"
+    r"in\s+(?:early\s+|late\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|\d{4}))$", re.I)
 _SOFT_TAIL = re.compile(
     r"(?:^|\s+)(?:now|right now|just now|for now|these days|nowadays|anymore|any more|currently|"
     r"at the moment|at present|again|too|as well|actually|though|already|officially|finally|by the way|btw|"
@@ -186,8 +189,7 @@ def _predicate_for(rule: hp.Rule, m: re.Match[str], obj: str) -> str:
         topic = hp.topic_of(obj)
         return f"prefers_{topic}" if topic else "prefers"
     if "{topic}" in rule.predicate:
-        slug = re.sub(r"[^a-z]+", "_", groups["topic"].lower()).strip("_")
-        return "prefers_" + hp.TOPIC_ALIASES.get(slug, slug)
+        return "prefers_" + hp.topic_slug(groups["topic"])
     if "{rel}" in rule.predicate:
         return rule.predicate.replace("{rel}", hp.relation_predicate(groups["rel"]))
     return rule.predicate
