@@ -208,21 +208,27 @@ def _third_person(obj: str) -> str:
     return _FIRST_PERSON_WORDS.sub(lambda m: _THIRD_PERSON[m.group(0).lower()], obj)
 
 
-def _statement(rule: hp.Rule, spec: hp.PredicateSpec, m: re.Match[str], obj: str, ctx: _Context) -> str:
+def _spoken_topic(groups: dict, predicate: str) -> str:
+    """The topic as said ("dish"), or as inferred from the object ("drink" for "black coffee")."""
+    said = groups.get("topic") or predicate.removeprefix("prefers_").replace("_", " ")
+    return " ".join(hp.TOPIC_HEDGES.sub(" ", said.lower()).split())
+
+
+def _statement(rule: hp.Rule, spec: hp.PredicateSpec, m: re.Match[str], obj: str, predicate: str,
+               ctx: _Context) -> str:
     groups = m.groupdict()
     verb = (groups.get("verb") or "").lower()
     spoken = _third_person(obj)
     return (rule.template or spec.template).format(
         d=ctx.display, p=_possessive(ctx.display), o=spoken, ao=_with_article(spoken),
-        rel=(groups.get("rel") or "").lower(),
-        topic=" ".join((groups.get("topic") or "").lower().split()),
+        rel=(groups.get("rel") or "").lower(), topic=_spoken_topic(groups, predicate),
         v=_VERB_3RD.get(verb, verb or rule.predicate))
 
 
 def _draft(rule: hp.Rule, m: re.Match[str], obj: str, ctx: _Context, negation: Negation) -> FactDraft:
     predicate = _predicate_for(rule, m, obj)
     spec = spec_for(predicate)
-    statement = _statement(rule, spec, m, obj, ctx)
+    statement = _statement(rule, spec, m, obj, predicate, ctx)
     negated = rule.negated or negation is not Negation.NONE
     if negated:
         statement = _negated_statement(statement, ctx.display, plain=negation is Negation.PLAIN)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from engram_core.heuristics_lexicon import (  # noqa: F401 (re-exported: the rules' vocabulary)
     LANGUAGES, NATIONALITIES, NON_OCCUPATIONS, NOT_NAMES, OCCUPATION_SUFFIX, OCCUPATIONS, PETS, REL_ALIASES,
-    TECH_SKILLS, TOPIC_ALIASES, TOPIC_LEXICON, relation_predicate, topic_of, topic_slug, words,
+    TECH_SKILLS, TOPIC_ALIASES, TOPIC_HEDGES, TOPIC_LEXICON, relation_predicate, topic_of, topic_slug, words,
 )
 from engram_core.model import Cardinality, MemoryKind
 
@@ -65,7 +65,8 @@ PREDICATES: dict[str, PredicateSpec] = {
     "goal": PredicateSpec(MANY, FACT, "{p} goal is {o}.", 0.65),
     "plan": PredicateSpec(MANY, FACT, "{d} has {o}.", 0.7),
 }
-TOPIC_PREFERENCE = PredicateSpec(ONE, PREF, "{d} prefers {o}.", 0.7)
+# The topic word stays in the statement: "What do I like to drink?" should find "preferred drink".
+TOPIC_PREFERENCE = PredicateSpec(ONE, PREF, "{p} preferred {topic} is {o}.", 0.7)
 RELATION = PredicateSpec(MANY, FACT, "{p} {rel} is {o}.", 0.7)
 FAVOURITE = "{p} favourite {topic} is {o}."
 RELATION_COUNT = PredicateSpec(ONE, FACT, "{d} has {o}.", 0.7)
