@@ -50,6 +50,9 @@ class EngineConfig(BaseModel):
     max_text_bytes: int = Field(32 * 1024, ge=64)
     max_budget_tokens: int = Field(200_000, ge=1)
     candidate_pool: int = Field(400, ge=1)
+    full_block_from_tokens: int = Field(
+        256, ge=1, description="budgets from here get the full memory block (note, kinds, dates), smaller ones "
+                               "the compact block")
     sleep_min_group: int = Field(2, ge=1)
     sleep_max_group: int = Field(12, ge=2)
     forgetting: bool = Field(True, description="off: no decay, retention treated as 1")

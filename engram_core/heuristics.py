@@ -90,7 +90,10 @@ _TIME_TAIL = re.compile(
     r"(?:^|\s+)(?:(?:last|this|past)\s+(?:week|month|year|weekend|night|spring|summer|fall|autumn|winter|time)|"
     r"(?:(?:a\s+)?(?:few|couple(?:\s+of)?|\d+|one|two|three|several|some)\s+)?(?:days?|weeks?|months?|years?)"
     r"\s+ago|a while ago|yesterday|today|recently|lately|every\s+(?:single\s+)?\w+|for\s+(?:the\s+(?:last|past)\s+)?"
-    r"(?:a\s+few|a\s+couple\s+of|several|many|\w+)\s+(?:days|weeks|months|years))$", re.I)
+    r"(?:a\s+few|a\s+couple\s+of|several|many|\w+)\s+(?:days|weeks|months|years)|earlier\s+this\s+(?:week|month|year)|"
+    r"(?:in|over|during)\s+(?:the\s+)?(?:(?:early|late)\s+)?(?:spring|summer|autumn|fall|winter|holidays)|"
+    r"in\s+(?:early\s+|late\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|\d{4}))$", re.I)
 _SOFT_TAIL = re.compile(
     r"(?:^|\s+)(?:now|right now|just now|for now|these days|nowadays|anymore|any more|currently|"
     r"at the moment|at present|again|too|as well|actually|though|already|officially|finally|by the way|btw|"
@@ -186,8 +189,7 @@ def _predicate_for(rule: hp.Rule, m: re.Match[str], obj: str) -> str:
         topic = hp.topic_of(obj)
         return f"prefers_{topic}" if topic else "prefers"
     if "{topic}" in rule.predicate:
-        slug = re.sub(r"[^a-z]+", "_", groups["topic"].lower()).strip("_")
-        return "prefers_" + hp.TOPIC_ALIASES.get(slug, slug)
+        return "prefers_" + hp.topic_slug(groups["topic"])
     if "{rel}" in rule.predicate:
         return rule.predicate.replace("{rel}", hp.relation_predicate(groups["rel"]))
     return rule.predicate
@@ -206,21 +208,27 @@ def _third_person(obj: str) -> str:
     return _FIRST_PERSON_WORDS.sub(lambda m: _THIRD_PERSON[m.group(0).lower()], obj)
 
 
-def _statement(rule: hp.Rule, spec: hp.PredicateSpec, m: re.Match[str], obj: str, ctx: _Context) -> str:
+def _spoken_topic(groups: dict, predicate: str) -> str:
+    """The topic as said ("dish"), or as inferred from the object ("drink" for "black coffee")."""
+    said = groups.get("topic") or predicate.removeprefix("prefers_").replace("_", " ")
+    return " ".join(hp.TOPIC_HEDGES.sub(" ", said.lower()).split())
+
+
+def _statement(rule: hp.Rule, spec: hp.PredicateSpec, m: re.Match[str], obj: str, predicate: str,
+               ctx: _Context) -> str:
     groups = m.groupdict()
     verb = (groups.get("verb") or "").lower()
     spoken = _third_person(obj)
     return (rule.template or spec.template).format(
         d=ctx.display, p=_possessive(ctx.display), o=spoken, ao=_with_article(spoken),
-        rel=(groups.get("rel") or "").lower(),
-        topic=" ".join((groups.get("topic") or "").lower().split()),
+        rel=(groups.get("rel") or "").lower(), topic=_spoken_topic(groups, predicate),
         v=_VERB_3RD.get(verb, verb or rule.predicate))
 
 
 def _draft(rule: hp.Rule, m: re.Match[str], obj: str, ctx: _Context, negation: Negation) -> FactDraft:
     predicate = _predicate_for(rule, m, obj)
     spec = spec_for(predicate)
-    statement = _statement(rule, spec, m, obj, ctx)
+    statement = _statement(rule, spec, m, obj, predicate, ctx)
     negated = rule.negated or negation is not Negation.NONE
     if negated:
         statement = _negated_statement(statement, ctx.display, plain=negation is Negation.PLAIN)

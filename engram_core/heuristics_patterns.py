@@ -11,78 +11,15 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engram_core.heuristics_lexicon import (  # noqa: F401 (re-exported: the rules' vocabulary)
+    LANGUAGES, NATIONALITIES, NON_OCCUPATIONS, NOT_NAMES, OCCUPATION_SUFFIX, OCCUPATIONS, PETS, REL_ALIASES,
+    TECH_SKILLS, TOPIC_ALIASES, TOPIC_HEDGES, TOPIC_LEXICON, relation_predicate, topic_of, topic_slug, words,
+)
 from engram_core.model import Cardinality, MemoryKind
 
 ONE, MANY = Cardinality.ONE, Cardinality.MANY
 PREF, FACT, SKILL = MemoryKind.PREFERENCE, MemoryKind.FACT, MemoryKind.SKILL
 
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-# -- lexicons ------------------------------------------------------------------------
-
-NATIONALITIES = _words(
-    "american british english canadian australian irish scottish welsh french german spanish portuguese "
-    "italian dutch belgian swiss austrian swedish norwegian danish finnish polish russian ukrainian greek "
-    "turkish chinese japanese korean indian pakistani brazilian mexican argentinian argentine colombian "
-    "chilean peruvian nigerian kenyan egyptian moroccan israeli iranian vietnamese thai filipino indonesian "
-    "czech hungarian romanian cuban venezuelan ghanaian ethiopian lebanese syrian saudi singaporean "
-    "malaysian bangladeshi nepali azorean jewish muslim catholic buddhist hindu")
-LANGUAGES = _words(
-    "english portuguese spanish french german italian dutch russian mandarin chinese cantonese japanese "
-    "korean arabic hindi bengali urdu turkish greek polish swedish norwegian danish finnish hebrew "
-    "vietnamese thai indonesian malay tagalog swahili ukrainian czech hungarian romanian persian farsi "
-    "catalan basque galician irish welsh latin asl bsl esperanto")
-TECH_SKILLS = _words(
-    "python java javascript typescript rust go golang c c++ c# sql excel photoshop figma react kotlin swift "
-    "ruby php r matlab docker kubernetes aws linux git html css latex haskell scala elixir cpr")
-# Capitalised words that follow "I'm" without being a name.
-NOT_NAMES = _words("not so just also really here back fine good great ok okay sorry happy glad sure ready "
-                   "done in on at from the a an very going still currently now always never new home "
-                   "it its my this that he she they we our his her their later tomorrow tonight when anytime "
-                   "soon asap") | NATIONALITIES
-OCCUPATIONS = _words(
-    "nurse doctor teacher engineer developer designer lawyer chef cook pilot scientist biologist architect "
-    "accountant student professor researcher programmer manager analyst consultant writer journalist "
-    "editor artist musician photographer dentist pharmacist therapist paramedic firefighter police officer "
-    "soldier farmer mechanic electrician plumber carpenter barista waiter waitress bartender baker butcher "
-    "cashier clerk secretary receptionist librarian vet veterinarian surgeon physician psychologist "
-    "translator interpreter driver entrepreneur founder ceo cto cfo coo pm vp sre intern freelancer "
-    "tutor coach trainer nanny caregiver midwife cleaner janitor salesperson realtor banker economist")
-NON_OCCUPATIONS = _words(
-    "fan lover person people beginner member user customer believer vegetarian vegan pescatarian parent "
-    "mother father mom mum dad sister brother daughter son wife husband patient introvert extrovert "
-    "drinker eater sleeper riser learner speaker reader smoker swimmer runner walker thinker talker worrier "
-    "gamer owner newcomer foreigner stranger outsider loner fighter survivor winner loser nerd geek foodie "
-    "romantic optimist pessimist perfectionist realist idealist minimalist procrastinator native local "
-    "citizen resident immigrant expat tourist visitor guest bit lot little while")
-OCCUPATION_SUFFIX = re.compile(r"(?:ist|eer|ian|er|or|ant|ent|ic|man|woman|smith|wright)$")
-
-TOPIC_LEXICON: dict[str, frozenset[str]] = {
-    "drink": _words("coffee tea espresso latte cappuccino matcha chai water juice beer wine whisky whiskey "
-                    "soda coke milk smoothie smoothies kombucha cocoa lemonade cider gin vodka rum sake decaf "
-                    "americano mocha orange_juice hot_chocolate green_tea black_tea herbal_tea iced_coffee"),
-    "food": _words("pizza sushi pasta ramen burger burgers tacos curry salad steak noodles dumplings pho "
-                   "paella sandwiches ice_cream chocolate"),
-    "colour": _words("red blue green yellow purple orange pink black white grey gray teal turquoise"),
-    "music": _words("jazz rock pop classical hip_hop rap metal blues techno reggae folk indie punk soul "
-                    "edm k-pop"),
-    "communication": _words("email emails text texts texting calls phone_calls slack whatsapp messages "
-                            "video_calls zoom"),
-    "season": _words("spring summer autumn fall winter"),
-}
-TOPIC_ALIASES = {"drinks": "drink", "beverage": "drink", "dish": "food", "meal": "food", "color": "colour",
-                 "movie": "film", "tv_show": "show", "series": "show", "genre": "music", "music_genre": "music"}
-
-REL_ALIASES = {"mom": "mother", "mum": "mother", "mommy": "mother", "mama": "mother", "dad": "father",
-               "daddy": "father", "papa": "father", "grandma": "grandmother", "granny": "grandmother",
-               "grandpa": "grandfather", "kid": "child", "kids": "children", "grandkids": "grandchildren",
-               "fiancée": "fiance", "fiancé": "fiance", "fiancee": "fiance", "hubby": "husband",
-               "puppy": "dog", "kitten": "cat", "bunny": "rabbit"}
-PETS = _words("dog cat rabbit hamster parrot horse fish turtle tortoise snake lizard bird ferret gecko "
-              "dogs cats pets rabbits")
 
 # -- predicate vocabulary ------------------------------------------------------------
 
@@ -128,7 +65,8 @@ PREDICATES: dict[str, PredicateSpec] = {
     "goal": PredicateSpec(MANY, FACT, "{p} goal is {o}.", 0.65),
     "plan": PredicateSpec(MANY, FACT, "{d} has {o}.", 0.7),
 }
-TOPIC_PREFERENCE = PredicateSpec(ONE, PREF, "{d} prefers {o}.", 0.7)
+# The topic word stays in the statement: "What do I like to drink?" should find "preferred drink".
+TOPIC_PREFERENCE = PredicateSpec(ONE, PREF, "{p} preferred {topic} is {o}.", 0.7)
 RELATION = PredicateSpec(MANY, FACT, "{p} {rel} is {o}.", 0.7)
 FAVOURITE = "{p} favourite {topic} is {o}."
 RELATION_COUNT = PredicateSpec(ONE, FACT, "{d} has {o}.", 0.7)
@@ -149,6 +87,9 @@ LIST = r"(?P<obj>[^;!?]+)"
 ROLE = r"(?P<obj>[a-z][\w -]*)"
 LEAD = r"^(?:(?:also|and|oh|btw|so|ok|okay|update|fyi|news|by the way|actually|big news)[,:!]?\s+)*"
 END_NAME = r"(?=\s*(?:$|[,.!;()]|-|\b(?:and|but|who|by the way|btw|here)\b))"
+# "favourite", and what people say instead of it ("my go-to drink").
+FAVOURED = r"(?:favou?rite|go-?to|preferred)"
+HEDGE = r"(?:these\s+days|nowadays|lately|right\s+now|at\s+the\s+moment|currently|of\s+all\s+time|by\s+far)"
 ADJ = r"(?:(?:older|younger|little|big|baby|eldest|oldest|youngest|twin|new|\d+[- ]year[- ]old)\s+)?"
 REL = (r"(?P<rel>wife|husband|hubby|partner|spouse|boyfriend|girlfriend|fianc[ée]e?|son|daughter|kid|child|"
        r"baby|mom|mum|mother|dad|father|brother|sister|sibling|twin|grandmother|grandma|granny|grandfather|"
@@ -186,7 +127,7 @@ def name(group: str = "obj", digits: bool = False, any_case: bool = False) -> st
 Check = Callable[[str], bool]
 # "I work at night", "I work for a living" name a schedule, not an employer.
 NOT_EMPLOYERS = frozenset({"night", "nights", "home", "weekends", "the weekend", "a living", "the moment"})
-NOT_PLAYED = _words("with around along it them safe dumb nice fair hard by for a an games")
+NOT_PLAYED = words("with around along it them safe dumb nice fair hard by for a an games")
 SKILL_WORDS = TECH_SKILLS | LANGUAGES | {"first aid"}
 
 
@@ -195,23 +136,6 @@ def is_occupation(role: str) -> bool:
     if not words or len(words) > 4 or words[-1] in NON_OCCUPATIONS or words[0] in NON_OCCUPATIONS:
         return False
     return words[-1] in OCCUPATIONS or OCCUPATION_SUFFIX.search(words[-1]) is not None
-
-
-def topic_of(text: str) -> str | None:
-    """The preference topic named by the first lexicon word (or word pair) in ``text``."""
-    tokens = re.findall(r"[\w-]+", text.lower())
-    for i, token in enumerate(tokens):
-        for candidate in (f"{token}_{tokens[i + 1]}" if i + 1 < len(tokens) else "", token):
-            for topic, words in TOPIC_LEXICON.items():
-                if candidate in words:
-                    return topic
-    return None
-
-
-def relation_predicate(rel: str) -> str:
-    word = REL_ALIASES.get(rel.lower(), rel.lower())
-    prefix = "pet" if word in PETS else "family"
-    return f"{prefix}_{re.sub(r'[^a-z]+', '_', word).strip('_')}"
 
 
 def capitalised(obj: str) -> bool:
@@ -328,6 +252,8 @@ _PROJECTS = (
          first_person=False),
     Rule("project_name", _rx(r"\b(?:my|our)\s+(?:\w+\s+)?project(?:'s\s+name\s+is|\s+is\s+(?:called|named)|,)?\s+"
                              + name(digits=True))),
+    Rule("project_name", _rx(r"\b(?:the|my|our)\s+project(?:'s)?\s+name\s+is\s+(?:now\s+)?(?:still\s+)?"
+                             + name(digits=True)), first_person=False),
     Rule("project_name", _rx(r"(?:" + LEAD + r"|\bproject\s+)" + name("old", True) + r"\s+(?:is|was|has|got|'s)\s+"
                              r"(?:now\s+)?(?:been\s+)?(?:re)?(?:named|called)\s+(?:to\s+)?" + name(digits=True)),
          revision=True, first_person=False, check=lambda old: old.lower() not in NOT_NAMES, check_group="old"),
@@ -363,11 +289,12 @@ _HEALTH_AND_FOOD = (
 )
 
 _PREFERENCES = (
-    Rule("prefers_{topic}", _rx(r"\bmy\s+(?:absolute\s+|all[- ]time\s+|current\s+|new\s+)?favou?rite\s+"
-                                r"(?P<topic>[\w -]+?)\s+(?:is|are|has to be|would be)\s+(?:now\s+)?" + OBJ),
+    Rule("prefers_{topic}", _rx(r"\bmy\s+(?:absolute\s+|all[- ]time\s+|current\s+|new\s+|usual\s+)?" + FAVOURED
+                                + r"\s+(?P<topic>[\w -]+?)(?:\s+" + HEDGE + r")?\s+(?:is|are|has to be|would be)\s+"
+                                r"(?:now\s+)?" + OBJ),
          template=FAVOURITE),
     Rule("prefers_{topic}", _rx(LEAD + r"(?P<obj>[\w' -]+?)\s+(?:is|are)\s+(?:now\s+)?(?:still\s+)?my\s+(?:new\s+)?"
-                                r"(?:absolute\s+)?favou?rite\s+(?P<topic>[\w-]+)"), template=FAVOURITE),
+                                r"(?:absolute\s+)?" + FAVOURED + r"\s+(?P<topic>[\w-]+)"), template=FAVOURITE),
     Rule("prefers_drink", _rx(I_ + r"(?:drink|sip|have)\s+" + OBJ), check=lambda o: topic_of(o) == "drink"),
     Rule("prefers_?", _rx(r"\bI(?:'ve|\s+have)?\s+" + ADV + r"(?:switched|changed|moved|gone over)\s+"
                           r"(?:from\s+[\w -]+?\s+)?to\s+" + OBJ), revision=True,

@@ -33,6 +33,7 @@ class IndexEntry:
     memory: Memory
     veto_key: str | None
     valid_from: datetime
+    belief: Belief | None = None  # the current belief the memory states, if any
 
 
 class ActiveIndex:
@@ -77,7 +78,7 @@ class ActiveIndex:
             self._grow()
         self.position[memory.id] = pos
         valid_from = belief.valid_from if belief else memory.created_at
-        self.entries.append(IndexEntry(memory, veto_key(belief), valid_from))
+        self.entries.append(IndexEntry(memory, veto_key(belief), valid_from, belief))
         self.vectors[pos] = memory.embedding.vector
         self._write_columns(pos, memory)
         self.alive[pos] = True

@@ -27,9 +27,10 @@ from engram_core.engine import Engine
 from engram_core.model import MemoryKind
 from engram_core.packing import Packable, pack_under_budget
 from engram_core.ports import Embedder, TokenCounter
-from engram_core.render import frame_text, render_block, render_line
+from engram_core.render import BlockForm, block_form, fit_block, frame_text, line_cost, render_block, render_line
 
 CANDIDATE_POOL = 400  # as many candidates as Engram's recall considers
+FULL_FROM = EngineConfig().full_block_from_tokens  # the same block form as Engram's at every budget
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -82,33 +83,48 @@ class System(Protocol):
 # -- raw-turn baselines ------------------------------------------------------------------
 
 class _TurnLog:
-    """Turns with their rendered line and its token cost, computed once."""
+    """Turns with their rendered lines and token costs, per block form, each computed once."""
 
-    def __init__(self, tokens: TokenCounter) -> None:
+    def __init__(self, tokens: TokenCounter, full_from: int) -> None:
         self.tokens = tokens
-        self.frame = tokens.count(frame_text())
+        self.full_from = full_from
         self.turns: list[Turn] = []
-        self.lines: list[str] = []
-        self.costs: list[int] = []
+        self._rendered: dict[BlockForm, tuple[list[str], list[int]]] = {}
 
     def append(self, turn: Turn) -> None:
-        line = render_line(MemoryKind.EPISODE, turn.line_text, turn.at)
         self.turns.append(turn)
-        self.lines.append(line)
-        self.costs.append(self.tokens.count(line + "\n"))
 
-    def context(self, positions: Sequence[int]) -> Context:
-        if not positions:
+    def form(self, budget: int) -> BlockForm:
+        return block_form(budget, self.full_from)
+
+    def frame(self, form: BlockForm) -> int:
+        return self.tokens.count(frame_text(form))
+
+    def rendered(self, form: BlockForm) -> tuple[list[str], list[int]]:
+        """Lines and costs of every turn so far in ``form``, extended as turns arrive."""
+        lines, costs = self._rendered.setdefault(form, ([], []))
+        for turn in self.turns[len(lines):]:
+            lines.append(render_line(MemoryKind.EPISODE, turn.line_text, turn.at, form))
+            costs.append(line_cost(self.tokens, form, lines[-1]))
+        return lines, costs
+
+    def context(self, positions: Sequence[int], form: BlockForm, budget: int) -> Context:
+        lines, costs = self.rendered(form)
+        kept, used = fit_block(self.tokens, form, [lines[p] for p in positions], budget)
+        if not kept:
             return EMPTY
-        items = tuple(ContextItem(self.lines[p], (self.turns[p].id,), self.costs[p]) for p in positions)
-        return Context(items, self.frame + sum(i.tokens for i in items), render_block([i.line for i in items]))
+        items = tuple(ContextItem(lines[p], (self.turns[p].id,), costs[p]) for p in positions[:kept])
+        return Context(items, used, render_block([i.line for i in items], form))
 
     def pack_ranked(self, ranked: Sequence[tuple[int, float]], budget: int) -> Context:
         """Greedy by score with smaller items backfilling: Engram's own packer."""
-        if budget <= self.frame:
+        form = self.form(budget)
+        frame = self.frame(form)
+        if budget <= frame:
             return EMPTY
-        packables = [Packable(str(p), score, self.costs[p]) for p, score in ranked]
-        return self.context([int(p.key) for p in pack_under_budget(packables, budget - self.frame)])
+        costs = self.rendered(form)[1]
+        packables = [Packable(str(p), score, costs[p]) for p, score in ranked]
+        return self.context([int(p.key) for p in pack_under_budget(packables, budget - frame)], form, budget)
 
 
 class NoMemory:
@@ -129,22 +145,24 @@ class FullHistory:
 
     name = "B1 full history"
 
-    def __init__(self, tokens: TokenCounter) -> None:
-        self.log = _TurnLog(tokens)
+    def __init__(self, tokens: TokenCounter, full_from: int = FULL_FROM) -> None:
+        self.log = _TurnLog(tokens, full_from)
 
     def add(self, turn: Turn) -> None:
         self.log.append(turn)
 
     def recall(self, query: str, budget: int, at: datetime) -> Context:
-        room, chosen = budget - self.log.frame, []
+        form = self.log.form(budget)
+        costs = self.log.rendered(form)[1]
+        room, chosen = budget - self.log.frame(form), []
         for pos in range(len(self.log.turns) - 1, -1, -1):
             if self.log.turns[pos].at > at:
                 continue
-            if self.log.costs[pos] > room:
+            if costs[pos] > room:
                 break
             chosen.append(pos)
-            room -= self.log.costs[pos]
-        return self.log.context(chosen)
+            room -= costs[pos]
+        return self.log.context(chosen, form, budget)
 
     def close(self) -> None:
         return None
@@ -155,8 +173,8 @@ class CosineTopK:
 
     name = "B2 top-k cosine"
 
-    def __init__(self, tokens: TokenCounter, embedder: Embedder) -> None:
-        self.log = _TurnLog(tokens)
+    def __init__(self, tokens: TokenCounter, embedder: Embedder, full_from: int = FULL_FROM) -> None:
+        self.log = _TurnLog(tokens, full_from)
         self.embedder = embedder
         self.vectors: list[np.ndarray] = []
         self._matrix: np.ndarray | None = None
@@ -186,8 +204,8 @@ class LexicalTopK:
 
     name = "B2L top-k BM25"
 
-    def __init__(self, tokens: TokenCounter) -> None:
-        self.log = _TurnLog(tokens)
+    def __init__(self, tokens: TokenCounter, full_from: int = FULL_FROM) -> None:
+        self.log = _TurnLog(tokens, full_from)
         self.conn = sqlite3.connect(":memory:")
         self.conn.execute("CREATE VIRTUAL TABLE turns USING fts5 (text, tokenize = 'porter unicode61')")
 
@@ -260,8 +278,10 @@ def all_systems(embedder: Embedder, start: datetime, config: EngineConfig | None
     """A fresh set of every system, sharing one embedder and one token counter."""
     tokens = ConservativeTokenCounter()
     config = config or EngineConfig()
+    full_from = config.full_block_from_tokens
     return [
-        NoMemory(), FullHistory(tokens), CosineTopK(tokens, embedder), LexicalTopK(tokens),
+        NoMemory(), FullHistory(tokens, full_from), CosineTopK(tokens, embedder, full_from),
+        LexicalTopK(tokens, full_from),
         EngramSystem(ENGRAM, embedder, tokens, config, start, reinforce),
         EngramSystem(ENGRAM_NO_FORGETTING, embedder, tokens, config.model_copy(update={"forgetting": False}),
                      start, reinforce),
