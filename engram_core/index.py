@@ -6,7 +6,8 @@ is one matrix-vector product plus vectorised scoring, not a row-by-row scan.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
 import numpy as np
@@ -33,6 +34,21 @@ class IndexEntry:
     memory: Memory
     veto_key: str | None
     valid_from: datetime
+    # The rendered line and its token count, kept while rendering ``memory``
+    # gives the same line: counting 400 candidates' tokens on every recall
+    # was a quarter of recall time (docs/benchmarks.md, section 4).
+    rendered: tuple[str, int] | None = None
+    rendered_fresh: bool = False
+
+    def line_and_tokens(self, render: Callable[[Memory], str], count: Callable[[str], int]) -> tuple[str, int]:
+        """``render(memory)`` and ``count(line)``, recounted only when the rendered line changes."""
+        if self.rendered is not None and self.rendered_fresh:
+            return self.rendered
+        line = render(self.memory)
+        if self.rendered is None or self.rendered[0] != line:
+            self.rendered = (line, count(line))
+        self.rendered_fresh = True
+        return self.rendered
 
 
 class ActiveIndex:
@@ -91,7 +107,16 @@ class ActiveIndex:
         pos = self.position.get(memory.id)
         if pos is not None:
             self.entries[pos].memory = memory
+            self.entries[pos].rendered_fresh = False
             self._write_columns(pos, memory)
+
+    def touch(self, memory_id: str, stability_hours: float, accessed_at: datetime, access_count: int) -> None:
+        """A reinforced memory: only its access state changed."""
+        pos = self.position.get(memory_id)
+        if pos is not None:
+            memory = replace(self.entries[pos].memory, stability_hours=stability_hours,
+                             last_accessed_at=accessed_at, access_count=access_count)
+            self.update(memory)
 
     def size(self) -> int:
         return len(self.entries)

@@ -8,10 +8,8 @@ from datetime import datetime
 import numpy as np
 
 from engram_core import ledger
-from engram_core.index import ActiveIndex, epoch_hours
-from engram_core.model import (
-    Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallItem, RecallResult, ScoreBreakdown,
-)
+from engram_core.index import ActiveIndex, IndexEntry, epoch_hours
+from engram_core.model import AccessState, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallItem, RecallResult
 from engram_core.packing import Packable, pack_under_budget
 from engram_core.render import frame_text, render_block, render_line
 from engram_core.retention import reinforced_stability
@@ -22,9 +20,17 @@ from engram_core.scoring import CandidateArrays, breakdown_at, normalise_lexical
 @dataclass(frozen=True)
 class Candidate:
     memory: Memory
-    score: ScoreBreakdown
-    veto_key: str | None
-    valid_from: datetime
+    entry: IndexEntry
+    position: int  # row in the score arrays
+    score: float  # rounded as in the breakdown: the packing order
+
+
+@dataclass(frozen=True, eq=False)
+class Pool:
+    """The best candidates, and every score component to explain the few that get packed."""
+
+    candidates: list[Candidate]
+    parts: dict[str, np.ndarray]
 
 
 def _lexical(rt: Runtime, query: str, positions: dict[str, int], size: int, active_only: bool) -> np.ndarray:
@@ -37,11 +43,11 @@ def _lexical(rt: Runtime, query: str, positions: dict[str, int], size: int, acti
 
 
 def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarray, now: datetime,
-                      active_only: bool = True) -> list[Candidate]:
+                      active_only: bool = True) -> Pool:
     """Vectorised scoring over the whole index; the best ``candidate_pool`` survive."""
     size = index.size()
     if len(index) == 0:
-        return []
+        return Pool([], {})
     cols, now_h = index.columns, epoch_hours(now)
     arrays = CandidateArrays(
         prior=cols["prior"][:size], importance=cols["importance"][:size], stability_hours=cols["stability"][:size],
@@ -58,18 +64,17 @@ def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarra
     if len(chosen) > pool:
         top = np.argpartition(-parts["score"][chosen], pool - 1)[:pool]
         chosen = chosen[top]
-    entries = index.entries
-    return [Candidate(entries[i].memory, breakdown_at(parts, i), entries[i].veto_key, entries[i].valid_from)
-            for i in chosen]
+    entries, scores = index.entries, parts["score"]
+    return Pool([Candidate(entries[i].memory, entries[i], int(i), round(float(scores[i]), 6)) for i in chosen], parts)
 
 
-def _veto(candidates: list[Candidate]) -> list[Candidate]:
+def _veto(pool: Pool) -> Pool:
     """Never two current values of a single-valued (subject, predicate): keep the newest."""
-    drop = ledger.keep_newest([(c.memory.id, c.veto_key, c.valid_from) for c in candidates])
-    return [c for c in candidates if c.memory.id not in drop]
+    drop = ledger.keep_newest([(c.memory.id, c.entry.veto_key, c.entry.valid_from) for c in pool.candidates])
+    return replace(pool, candidates=[c for c in pool.candidates if c.memory.id not in drop])
 
 
-def _packables(rt: Runtime, candidates: list[Candidate], lines: dict[str, str]) -> list[Packable]:
+def _packables(candidates: list[Candidate], rendered: dict[str, tuple[str, int]]) -> list[Packable]:
     """Distilled facts displace the raw episodes they came from."""
     episodes_by_message: dict[str, list[str]] = {}
     for c in candidates:
@@ -81,47 +86,58 @@ def _packables(rt: Runtime, candidates: list[Candidate], lines: dict[str, str]) 
         displaces: tuple[str, ...] = ()
         if c.memory.belief_id is not None:
             displaces = tuple(e for mid in c.memory.provenance for e in episodes_by_message.get(mid, ()))
-        tokens = rt.tokens.count(lines[c.memory.id] + "\n")
-        packables.append(Packable(c.memory.id, c.score.score, tokens, displaces))
+        packables.append(Packable(c.memory.id, c.score, rendered[c.memory.id][1], displaces))
     return packables
 
 
-def _pack(rt: Runtime, query: str, budget: int, candidates: list[Candidate],
-          as_of: datetime | None) -> RecallResult:
-    lines = {c.memory.id: render_line(c.memory.kind, c.memory.text, c.memory.created_at) for c in candidates}
+def _render(memory: Memory) -> str:
+    return render_line(memory.kind, memory.text, memory.created_at)
+
+
+def _rendered(rt: Runtime, candidates: list[Candidate]) -> dict[str, tuple[str, int]]:
+    """Each candidate's line and what it costs in the block (the line and its newline)."""
+    def count(line: str) -> int:
+        return rt.tokens.count(line + "\n")
+    return {c.memory.id: c.entry.line_and_tokens(_render, count) for c in candidates}
+
+
+def _item(candidate: Candidate, line: str, tokens: int, parts: dict[str, np.ndarray]) -> RecallItem:
+    memory = candidate.memory
+    return RecallItem(memory.id, memory.kind, memory.text, line, tokens, breakdown_at(parts, candidate.position),
+                      memory.provenance, memory.created_at)
+
+
+def _pack(rt: Runtime, query: str, budget: int, pool: Pool, as_of: datetime | None) -> RecallResult:
+    rendered = _rendered(rt, pool.candidates)
     frame = rt.tokens.count(frame_text())
-    chosen = pack_under_budget(_packables(rt, candidates, lines), budget - frame) if budget > frame else ()
-    by_id = {c.memory.id: c for c in candidates}
-    items = tuple(
-        RecallItem(p.key, by_id[p.key].memory.kind, by_id[p.key].memory.text, lines[p.key], p.tokens,
-                   by_id[p.key].score, by_id[p.key].memory.provenance, by_id[p.key].memory.created_at)
-        for p in chosen
-    )
+    chosen = pack_under_budget(_packables(pool.candidates, rendered), budget - frame) if budget > frame else ()
+    by_id = {c.memory.id: c for c in pool.candidates}
+    items = tuple(_item(by_id[p.key], rendered[p.key][0], p.tokens, pool.parts) for p in chosen)
     used = frame + sum(i.tokens for i in items) if items else 0
     return RecallResult(query, budget, items, used, render_block([i.line for i in items]), as_of)
 
 
 def _reinforce(rt: Runtime, result: RecallResult, now: datetime) -> tuple[Event, ...]:
     """Only what was packed into context is reinforced, or forgetting never happens."""
-    events = []
+    index = rt.index_if_loaded()
     with rt.store.transaction():
-        for memory in rt.store.memories_by_ids([i.memory_id for i in result.items]):
-            stronger = replace(memory, stability_hours=reinforced_stability(memory.stability_hours, rt.config),
-                               last_accessed_at=now, access_count=memory.access_count + 1)
-            rt.store.update_memory(stronger)
-            rt.index_update(stronger)
-        for item in result.items:
-            events.append(rt.event(EventKind.RECALLED, memory_id=item.memory_id, at=now,
-                                   score=item.score.score, tokens=item.tokens))
+        states = [AccessState(memory_id, reinforced_stability(stability, rt.config), now, count + 1)
+                  for memory_id, stability, count in rt.store.stability_and_count([i.memory_id for i in result.items])]
+        rt.store.record_access(states)
+        for state in states:
+            if index is not None:
+                index.touch(state.memory_id, state.stability_hours, now, state.access_count)
+        events = tuple(rt.event(EventKind.RECALLED, memory_id=item.memory_id, at=now,
+                                score=item.score.score, tokens=item.tokens) for item in result.items)
         rt.store.insert_events(events)
-    return tuple(events)
+    return events
 
 
 def recall_now(rt: Runtime, query: str, budget: int, reinforce: bool = True) -> RecallResult:
     qv = rt.embed([query])[0]
     now = rt.now()
-    candidates = _veto(_index_candidates(rt, rt.index(), query, qv, now))
-    result = _pack(rt, query, budget, candidates, None)
+    pool = _veto(_index_candidates(rt, rt.index(), query, qv, now))
+    result = _pack(rt, query, budget, pool, None)
     if reinforce and result.items:
         result = replace(result, events=_reinforce(rt, result, now))
     return result
@@ -143,7 +159,7 @@ def recall_as_of(rt: Runtime, query: str, budget: int, when: datetime) -> Recall
     index = ActiveIndex.build(qv.shape[0], rt.config, [(replace(m, status=MemoryStatus.ACTIVE), None) for m in memories])
     for pos in range(len(memories)):  # access history at ``when`` is unknown: count from creation
         index.columns["accessed_h"][pos] = index.columns["created_h"][pos]
-    candidates = _index_candidates(rt, index, query, qv, when, active_only=False)
+    pool = _index_candidates(rt, index, query, qv, when, active_only=False)
     beliefs = {b.memory_id: b for b in rt.store.beliefs_valid_at(when) if b.memory_id}
-    candidates = [c for c in candidates if c.memory.belief_id is None or c.memory.id in beliefs]
-    return _pack(rt, query, budget, candidates, when)
+    kept = [c for c in pool.candidates if c.memory.belief_id is None or c.memory.id in beliefs]
+    return _pack(rt, query, budget, replace(pool, candidates=kept), when)
