@@ -26,6 +26,11 @@ import numpy as np
 
 _MAX_WORDS = 2048  # cached words; the least recently used go first
 _WORD_SQL = "SELECT rowid, -bm25(memories_fts) AS term FROM memories_fts WHERE memories_fts MATCH ?"
+_OR_SQL = (
+    "SELECT m.id AS id, -bm25(memories_fts) AS score FROM memories_fts "
+    "JOIN memories m ON m.rowid = memories_fts.rowid "
+    "WHERE memories_fts MATCH ? AND (m.status = 'active' OR ?) ORDER BY bm25(memories_fts) LIMIT ?"
+)
 _ROWS_SQL = "SELECT rowid, id, status = 'active' AS active FROM memories ORDER BY rowid"
 
 CacheKey = tuple[int, int]
@@ -48,6 +53,12 @@ class _Postings:
 
 def quote_word(word: str) -> str:
     return '"' + word.replace('"', '""') + '"'
+
+
+def fts_search(conn: sqlite3.Connection, words: list[str], limit: int, active_only: bool) -> list[tuple[str, float]]:
+    """FTS5 answering the OR query itself: what a cold cache does, and what the cache reproduces."""
+    found = conn.execute(_OR_SQL, (" OR ".join(quote_word(w) for w in words), int(not active_only), limit))
+    return [(r[0], max(0.0, float(r[1]))) for r in found]
 
 
 def _load_rows(conn: sqlite3.Connection) -> _Rows:

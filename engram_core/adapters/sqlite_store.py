@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from engram_core.adapters import sqlite_rows as rows
-from engram_core.adapters.sqlite_lexical import CacheKey, LexicalCache, quote_word
+from engram_core.adapters.sqlite_lexical import CacheKey, LexicalCache, fts_search
 from engram_core.errors import SchemaTooNewError, StoreError
 from engram_core.model import AccessState, Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
 from engram_core.timeutil import to_storage
@@ -238,17 +238,7 @@ class SqliteStore:
         if not words:
             return []
         cached = self._lexical.search(words, limit, active_only, self._lexical_key())
-        return cached if cached is not None else self._lexical_search_fts(words, limit, active_only)
-
-    def _lexical_search_fts(self, words: list[str], limit: int, active_only: bool) -> list[tuple[str, float]]:
-        sql = (
-            "SELECT m.id AS id, -bm25(memories_fts) AS score FROM memories_fts "
-            "JOIN memories m ON m.rowid = memories_fts.rowid "
-            "WHERE memories_fts MATCH ? AND (m.status = 'active' OR ?) ORDER BY bm25(memories_fts) LIMIT ?"
-        )
-        match = " OR ".join(quote_word(w) for w in words)
-        found = self.conn.execute(sql, (match, int(not active_only), limit))
-        return [(r["id"], max(0.0, float(r["score"]))) for r in found]
+        return cached if cached is not None else fts_search(self.conn, words, limit, active_only)
 
     def _lexical_key(self) -> CacheKey:
         return self.data_version(), self.conn.total_changes
