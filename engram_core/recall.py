@@ -124,9 +124,8 @@ def _reinforce(rt: Runtime, result: RecallResult, now: datetime) -> tuple[Event,
         states = [AccessState(memory_id, reinforced_stability(stability, rt.config), now, count + 1)
                   for memory_id, stability, count in rt.store.stability_and_count([i.memory_id for i in result.items])]
         rt.store.record_access(states)
-        for state in states:
-            if index is not None:
-                index.touch(state.memory_id, state.stability_hours, now, state.access_count)
+        for state in states if index is not None else ():
+            index.touch(state.memory_id, state.stability_hours, now, state.access_count)
         events = tuple(rt.event(EventKind.RECALLED, memory_id=item.memory_id, at=now,
                                 score=item.score.score, tokens=item.tokens) for item in result.items)
         rt.store.insert_events(events)
