@@ -5,7 +5,7 @@ term (same row count, average length, document length and IDF as when the
 phrase is asked alone). So each word's term is fetched once, with
 ``-bm25()`` of that word alone, and a query adds the cached terms in the same
 order: bit-identical scores, and ties ordered by rowid as SQLite's sort leaves
-them (tests/test_lexical_cache.py checks both against the plain query). Walking
+them (tests/test_recall_fast_path.py checks both against the plain query). Walking
 the posting lists of common words ("the", "my", "I") on every recall cost
 ~20 ms of a 10,000-memory recall, the cached sum ~1 ms (docs/benchmarks.md,
 section 4).
