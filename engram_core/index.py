@@ -6,13 +6,15 @@ is one matrix-vector product plus vectorised scoring, not a row-by-row scan.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 import numpy as np
 
 from engram_core.config import EngineConfig
 from engram_core.model import Belief, Cardinality, Memory
+from engram_core.render import BlockForm
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _COLUMNS = ("importance", "stability", "accessed_h", "created_h", "prior", "critical")
@@ -34,6 +36,23 @@ class IndexEntry:
     veto_key: str | None
     valid_from: datetime
     belief: Belief | None = None  # the current belief the memory states, if any
+    # Per block form, the rendered line and what it costs, kept while rendering gives the same
+    # line: counting 400 candidates' tokens on every recall was a quarter of recall time
+    # (docs/benchmarks.md, section 4). ``stale`` forms are re-rendered and recounted only if changed.
+    rendered: dict[BlockForm, tuple[str, int]] = field(default_factory=dict)
+    stale: set[BlockForm] = field(default_factory=set)
+
+    def line_and_tokens(self, form: BlockForm, render: Callable[["IndexEntry"], str],
+                        count: Callable[[str], int]) -> tuple[str, int]:
+        """``render(entry)`` and ``count(line)`` for one form, recounted only when the line changes."""
+        cached = self.rendered.get(form)
+        if cached is not None and form not in self.stale:
+            return cached
+        line = render(self)
+        if cached is None or cached[0] != line:
+            cached = self.rendered[form] = (line, count(line))
+        self.stale.discard(form)
+        return cached
 
 
 class ActiveIndex:
@@ -92,7 +111,16 @@ class ActiveIndex:
         pos = self.position.get(memory.id)
         if pos is not None:
             self.entries[pos].memory = memory
+            self.entries[pos].stale.update(self.entries[pos].rendered)
             self._write_columns(pos, memory)
+
+    def touch(self, memory_id: str, stability_hours: float, accessed_at: datetime, access_count: int) -> None:
+        """A reinforced memory: only its access state changed."""
+        pos = self.position.get(memory_id)
+        if pos is not None:
+            memory = replace(self.entries[pos].memory, stability_hours=stability_hours,
+                             last_accessed_at=accessed_at, access_count=access_count)
+            self.update(memory)
 
     def size(self) -> int:
         return len(self.entries)

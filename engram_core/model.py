@@ -137,6 +137,16 @@ class Memory:
 
 
 @dataclass(frozen=True)
+class AccessState:
+    """The part of a memory that reinforcement changes."""
+
+    memory_id: str
+    stability_hours: float
+    last_accessed_at: datetime
+    access_count: int
+
+
+@dataclass(frozen=True)
 class Message:
     id: str
     role: str

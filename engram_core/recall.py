@@ -10,9 +10,9 @@ import numpy as np
 
 from engram_core import ledger
 from engram_core.heuristics_lexicon import TOPIC_ALIASES
-from engram_core.index import ActiveIndex, epoch_hours
+from engram_core.index import ActiveIndex, IndexEntry, epoch_hours
 from engram_core.model import (
-    Belief, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallItem, RecallResult, ScoreBreakdown,
+    AccessState, Belief, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallItem, RecallResult,
 )
 from engram_core.packing import Packable, pack_under_budget
 from engram_core.render import (
@@ -26,10 +26,17 @@ from engram_core.scoring import CandidateArrays, breakdown_at, normalise_lexical
 @dataclass(frozen=True)
 class Candidate:
     memory: Memory
-    score: ScoreBreakdown
-    veto_key: str | None
-    valid_from: datetime
-    belief: Belief | None = None
+    entry: IndexEntry
+    position: int  # row in the score arrays
+    score: float  # rounded as in the breakdown: the packing order
+
+
+@dataclass(frozen=True, eq=False)
+class Pool:
+    """The best candidates, and every score component to explain the few that get packed."""
+
+    candidates: list[Candidate]
+    parts: dict[str, np.ndarray]
 
 
 def _lexical(rt: Runtime, query: str, positions: dict[str, int], size: int, active_only: bool) -> np.ndarray:
@@ -42,11 +49,11 @@ def _lexical(rt: Runtime, query: str, positions: dict[str, int], size: int, acti
 
 
 def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarray, now: datetime,
-                      active_only: bool = True) -> list[Candidate]:
+                      active_only: bool = True) -> Pool:
     """Vectorised scoring over the whole index; the best ``candidate_pool`` survive."""
     size = index.size()
     if len(index) == 0:
-        return []
+        return Pool([], {})
     cols, now_h = index.columns, epoch_hours(now)
     arrays = CandidateArrays(
         prior=cols["prior"][:size], importance=cols["importance"][:size], stability_hours=cols["stability"][:size],
@@ -63,18 +70,17 @@ def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarra
     if len(chosen) > pool:
         top = np.argpartition(-parts["score"][chosen], pool - 1)[:pool]
         chosen = chosen[top]
-    entries = index.entries
-    return [Candidate(entries[i].memory, breakdown_at(parts, i), entries[i].veto_key, entries[i].valid_from,
-                      entries[i].belief) for i in chosen]
+    entries, scores = index.entries, parts["score"]
+    return Pool([Candidate(entries[i].memory, entries[i], int(i), round(float(scores[i]), 6)) for i in chosen], parts)
 
 
-def _veto(candidates: list[Candidate]) -> list[Candidate]:
+def _veto(pool: Pool) -> Pool:
     """Never two current values of a single-valued (subject, predicate): keep the newest."""
-    drop = ledger.keep_newest([(c.memory.id, c.veto_key, c.valid_from) for c in candidates])
-    return [c for c in candidates if c.memory.id not in drop]
+    drop = ledger.keep_newest([(c.memory.id, c.entry.veto_key, c.entry.valid_from) for c in pool.candidates])
+    return replace(pool, candidates=[c for c in pool.candidates if c.memory.id not in drop])
 
 
-def _packables(rt: Runtime, candidates: list[Candidate], form: BlockForm, lines: dict[str, str],
+def _packables(candidates: list[Candidate], rendered: dict[str, tuple[str, int]],
                tiers: dict[str, float]) -> list[Packable]:
     """Distilled facts displace the raw episodes they came from; ``tiers`` lift answers above the rest."""
     episodes_by_message: dict[str, list[str]] = {}
@@ -87,8 +93,8 @@ def _packables(rt: Runtime, candidates: list[Candidate], form: BlockForm, lines:
         displaces: tuple[str, ...] = ()
         if c.memory.belief_id is not None:
             displaces = tuple(e for mid in c.memory.provenance for e in episodes_by_message.get(mid, ()))
-        tokens = line_cost(rt.tokens, form, lines[c.memory.id])
-        packables.append(Packable(c.memory.id, c.score.score + tiers.get(c.memory.id, 0.0), tokens, displaces))
+        score = c.score + tiers.get(c.memory.id, 0.0)
+        packables.append(Packable(c.memory.id, score, rendered[c.memory.id][1], displaces))
     return packables
 
 
@@ -121,56 +127,68 @@ def _answer_tiers(candidates: list[Candidate], query: str) -> dict[str, float]:
     asked = frozenset(_stem(w) for w in _QUERY_WORD.findall(query.lower())) - _NOT_CUES
     tiers = {}
     for c in candidates:
-        matched = len(_cues(c.belief) & asked) if c.belief is not None else 0
+        belief = c.entry.belief
+        matched = len(_cues(belief) & asked) if belief is not None else 0
         if matched:
             tiers[c.memory.id] = matched * ANSWER_TIER
     return tiers
 
 
-def _line(c: Candidate, form: BlockForm) -> str:
-    fact = FactLabel(c.belief.predicate, c.belief.object) if c.belief is not None else None
-    return render_line(c.memory.kind, c.memory.text, c.memory.created_at, form, fact)
+def _line(entry: IndexEntry, form: BlockForm) -> str:
+    memory, belief = entry.memory, entry.belief
+    fact = FactLabel(belief.predicate, belief.object) if belief is not None else None
+    return render_line(memory.kind, memory.text, memory.created_at, form, fact)
 
 
-def _pack(rt: Runtime, query: str, budget: int, candidates: list[Candidate],
-          as_of: datetime | None) -> RecallResult:
+def _rendered(rt: Runtime, candidates: list[Candidate], form: BlockForm) -> dict[str, tuple[str, int]]:
+    """Each candidate's line in this form and what it adds to the block (cached in the index)."""
+    def render(entry: IndexEntry) -> str:
+        return _line(entry, form)
+
+    def count(line: str) -> int:
+        return line_cost(rt.tokens, form, line)
+    return {c.memory.id: c.entry.line_and_tokens(form, render, count) for c in candidates}
+
+
+def _item(candidate: Candidate, line: str, tokens: int, parts: dict[str, np.ndarray]) -> RecallItem:
+    memory = candidate.memory
+    return RecallItem(memory.id, memory.kind, memory.text, line, tokens, breakdown_at(parts, candidate.position),
+                      memory.provenance, memory.created_at)
+
+
+def _pack(rt: Runtime, query: str, budget: int, pool: Pool, as_of: datetime | None) -> RecallResult:
     form = block_form(budget, rt.config.full_block_from_tokens)
-    lines = {c.memory.id: _line(c, form) for c in candidates}
+    rendered = _rendered(rt, pool.candidates, form)
     frame = rt.tokens.count(frame_text(form))
-    tiers = _answer_tiers(candidates, query) if form is BlockForm.COMPACT else {}
-    packables = _packables(rt, candidates, form, lines, tiers)
+    tiers = _answer_tiers(pool.candidates, query) if form is BlockForm.COMPACT else {}
+    packables = _packables(pool.candidates, rendered, tiers)
     chosen = pack_under_budget(packables, budget - frame) if budget > frame else ()
-    kept, used = fit_block(rt.tokens, form, [lines[p.key] for p in chosen], budget)
-    by_id = {c.memory.id: c for c in candidates}
-    items = tuple(
-        RecallItem(p.key, by_id[p.key].memory.kind, by_id[p.key].memory.text, lines[p.key], p.tokens,
-                   by_id[p.key].score, by_id[p.key].memory.provenance, by_id[p.key].memory.created_at)
-        for p in chosen[:kept]
-    )
+    kept, used = fit_block(rt.tokens, form, [rendered[p.key][0] for p in chosen], budget)
+    by_id = {c.memory.id: c for c in pool.candidates}
+    items = tuple(_item(by_id[p.key], rendered[p.key][0], p.tokens, pool.parts) for p in chosen[:kept])
     return RecallResult(query, budget, items, used, render_block([i.line for i in items], form), as_of)
 
 
 def _reinforce(rt: Runtime, result: RecallResult, now: datetime) -> tuple[Event, ...]:
     """Only what was packed into context is reinforced, or forgetting never happens."""
-    events = []
+    index = rt.index_if_loaded()
     with rt.store.transaction():
-        for memory in rt.store.memories_by_ids([i.memory_id for i in result.items]):
-            stronger = replace(memory, stability_hours=reinforced_stability(memory.stability_hours, rt.config),
-                               last_accessed_at=now, access_count=memory.access_count + 1)
-            rt.store.update_memory(stronger)
-            rt.index_update(stronger)
-        for item in result.items:
-            events.append(rt.event(EventKind.RECALLED, memory_id=item.memory_id, at=now,
-                                   score=item.score.score, tokens=item.tokens))
+        states = [AccessState(memory_id, reinforced_stability(stability, rt.config), now, count + 1)
+                  for memory_id, stability, count in rt.store.stability_and_count([i.memory_id for i in result.items])]
+        rt.store.record_access(states)
+        for state in states if index is not None else ():
+            index.touch(state.memory_id, state.stability_hours, now, state.access_count)
+        events = tuple(rt.event(EventKind.RECALLED, memory_id=item.memory_id, at=now,
+                                score=item.score.score, tokens=item.tokens) for item in result.items)
         rt.store.insert_events(events)
-    return tuple(events)
+    return events
 
 
 def recall_now(rt: Runtime, query: str, budget: int, reinforce: bool = True) -> RecallResult:
     qv = rt.embed([query])[0]
     now = rt.now()
-    candidates = _veto(_index_candidates(rt, rt.index(), query, qv, now))
-    result = _pack(rt, query, budget, candidates, None)
+    pool = _veto(_index_candidates(rt, rt.index(), query, qv, now))
+    result = _pack(rt, query, budget, pool, None)
     if reinforce and result.items:
         result = replace(result, events=_reinforce(rt, result, now))
     return result
@@ -194,6 +212,6 @@ def recall_as_of(rt: Runtime, query: str, budget: int, when: datetime) -> Recall
     index = ActiveIndex.build(qv.shape[0], rt.config, rows)
     for pos in range(len(memories)):  # access history at ``when`` is unknown: count from creation
         index.columns["accessed_h"][pos] = index.columns["created_h"][pos]
-    candidates = _index_candidates(rt, index, query, qv, when, active_only=False)
-    candidates = [c for c in candidates if c.memory.belief_id is None or c.memory.id in beliefs]
-    return _pack(rt, query, budget, candidates, when)
+    pool = _index_candidates(rt, index, query, qv, when, active_only=False)
+    kept = [c for c in pool.candidates if c.memory.belief_id is None or c.memory.id in beliefs]
+    return _pack(rt, query, budget, replace(pool, candidates=kept), when)

@@ -12,8 +12,9 @@ from importlib import resources
 from pathlib import Path
 
 from engram_core.adapters import sqlite_rows as rows
+from engram_core.adapters.sqlite_lexical import CacheKey, LexicalCache, fts_search
 from engram_core.errors import SchemaTooNewError, StoreError
-from engram_core.model import Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
+from engram_core.model import AccessState, Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
 from engram_core.timeutil import to_storage
 
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
@@ -60,6 +61,7 @@ class SqliteStore:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self.conn = _connect(self.path)
         self._commit_hooks: list[Callable[[], None]] = []
+        self._lexical = LexicalCache(self.conn)
         try:
             self.migrate()
         except sqlite3.DatabaseError as exc:
@@ -82,6 +84,7 @@ class SqliteStore:
 
     def _apply_migration(self, number: int, sql: str) -> None:
         """The script and its version bump commit together or not at all."""
+        self._lexical.clear()
         try:
             self.conn.executescript(f"BEGIN IMMEDIATE;\n{sql}\nPRAGMA user_version = {number};\nCOMMIT;")
         except sqlite3.Error:
@@ -116,6 +119,7 @@ class SqliteStore:
         self._commit_hooks.append(hook)
 
     def _rollback(self) -> None:
+        self._lexical.clear()  # it may hold rows the rollback takes back
         if self.conn.in_transaction:
             self.conn.execute("ROLLBACK")
 
@@ -183,6 +187,23 @@ class SqliteStore:
             found += [rows.memory_from_row(r) for r in self.conn.execute(f"SELECT * FROM memories WHERE id IN ({marks})", chunk)]
         return found
 
+    def stability_and_count(self, ids: Sequence[str]) -> list[tuple[str, float, int]]:
+        """(id, stability_hours, access_count): only what reinforcement reads, no row decoding."""
+        found: list[tuple[str, float, int]] = []
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start:start + 500])
+            sql = f"SELECT id, stability_hours, access_count FROM memories WHERE id IN ({', '.join('?' * len(chunk))})"
+            found += [(r[0], float(r[1]), int(r[2])) for r in self.conn.execute(sql, chunk)]
+        return found
+
+    def record_access(self, states: Sequence[AccessState]) -> None:
+        """Writes the access columns alone: a full-row update also re-indexes the text for full-text search."""
+        with self._leaves_lexical_alone():
+            self.conn.executemany(
+                "UPDATE memories SET stability_hours = ?, last_accessed_at = ?, access_count = ? WHERE id = ?",
+                [(s.stability_hours, to_storage(s.last_accessed_at), s.access_count, s.memory_id) for s in states],
+            )
+
     def memories(self, statuses: Sequence[MemoryStatus] = (), kinds: Sequence[str] = (),
                  text: str | None = None, limit: int = -1, offset: int = 0,
                  created_by: datetime | None = None) -> list[Memory]:
@@ -212,17 +233,26 @@ class SqliteStore:
         return {r["status"]: r["n"] for r in self.conn.execute(sql)}
 
     def lexical_search(self, query: str, limit: int, active_only: bool = True) -> list[tuple[str, float]]:
-        """Memories matching any query word, with BM25 evidence (higher is better)."""
+        """Memories matching any query word, with BM25 evidence (higher is better), best first.
+
+        The same rows as ``SELECT m.id, -bm25(memories_fts) ... MATCH 'w1 OR w2 ...' AND m.status = 'active'
+        ORDER BY bm25(memories_fts) LIMIT ?``, answered from cached per-word terms (sqlite_lexical.py).
+        """
         words = list(dict.fromkeys(w.lower() for w in _FTS_TOKEN.findall(query)))[:64]
         if not words:
             return []
-        match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
-        sql = (
-            "SELECT m.id AS id, -bm25(memories_fts) AS score FROM memories_fts "
-            "JOIN memories m ON m.rowid = memories_fts.rowid "
-            "WHERE memories_fts MATCH ? AND (m.status = 'active' OR ?) ORDER BY bm25(memories_fts) LIMIT ?"
-        )
-        return [(r["id"], max(0.0, float(r["score"]))) for r in self.conn.execute(sql, (match, int(not active_only), limit))]
+        cached = self._lexical.search(words, limit, active_only, self._lexical_key())
+        return cached if cached is not None else fts_search(self.conn, words, limit, active_only)
+
+    def _lexical_key(self) -> CacheKey:
+        return self.data_version(), self.conn.total_changes
+
+    @contextmanager
+    def _leaves_lexical_alone(self) -> Iterator[None]:
+        """For writes that change no memory's text, status or rowid: the search cache stays valid."""
+        before = self._lexical_key()
+        yield
+        self._lexical.carry(before, self._lexical_key())
 
     def delete_memory(self, memory_id: str) -> None:
         self.conn.execute("DELETE FROM memory_sources WHERE memory_id = ?", (memory_id,))
@@ -276,11 +306,12 @@ class SqliteStore:
 
     # -- events -----------------------------------------------------------
     def insert_events(self, events: Sequence[Event]) -> None:
-        self.conn.executemany(
-            "INSERT INTO events (id, at, kind, memory_id, belief_id, message_id, detail) "
-            "VALUES (:id, :at, :kind, :memory_id, :belief_id, :message_id, :detail)",
-            [rows.event_params(e) for e in events],
-        )
+        with self._leaves_lexical_alone():
+            self.conn.executemany(
+                "INSERT INTO events (id, at, kind, memory_id, belief_id, message_id, detail) "
+                "VALUES (:id, :at, :kind, :memory_id, :belief_id, :message_id, :detail)",
+                [rows.event_params(e) for e in events],
+            )
 
     def events(self, since: datetime | None = None, limit: int = -1) -> list[Event]:
         sql, args = "SELECT * FROM events", []
@@ -294,6 +325,10 @@ class SqliteStore:
 
     # -- model usage ----------------------------------------------------------
     def insert_usage(self, calls: Sequence[tuple[str, ModelCall]], at: datetime, turn_id: str | None) -> None:
+        with self._leaves_lexical_alone():
+            self._insert_usage(calls, at, turn_id)
+
+    def _insert_usage(self, calls: Sequence[tuple[str, ModelCall]], at: datetime, turn_id: str | None) -> None:
         self.conn.executemany(
             "INSERT INTO model_usage (id, at, turn_id, purpose, model, prompt_tokens, completion_tokens, "
             "reasoning_tokens, latency_ms, attempts, outcome, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
