@@ -1,4 +1,4 @@
-"""Recall: score every active memory, veto stale siblings, pack under the budget, reinforce."""
+"""Recall: score every recallable memory (hot, or cold on a strong cue), veto stale siblings, pack, reinforce."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ from datetime import datetime
 import numpy as np
 
 from engram_core import ledger
+from engram_core.config import EngineConfig
 from engram_core.index import ActiveIndex, epoch_hours
 from engram_core.model import (
     Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallItem, RecallResult, ScoreBreakdown,
 )
 from engram_core.packing import Packable, pack_under_budget
 from engram_core.render import frame_text, render_block, render_line
-from engram_core.retention import reinforced_stability
+from engram_core.retention import hours_between, reinforced_stability, retention
 from engram_core.runtime import Runtime
 from engram_core.scoring import CandidateArrays, breakdown_at, normalise_lexical, score_arrays
 
@@ -50,10 +51,7 @@ def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarra
         cosine=index.vectors[:size] @ qv, lexical=_lexical(rt, query, index.position, size, active_only),
     )
     parts = score_arrays(arrays, rt.config)
-    eligible = index.alive[:size].copy()
-    if rt.config.forgetting:
-        eligible &= (parts["retention"] >= rt.config.decay_floor) | (cols["critical"][:size] > 0)
-    chosen = np.flatnonzero(eligible)
+    chosen = np.flatnonzero(_eligible(parts, cols["critical"][:size] > 0, index.alive[:size], rt.config))
     pool = rt.config.candidate_pool
     if len(chosen) > pool:
         top = np.argpartition(-parts["score"][chosen], pool - 1)[:pool]
@@ -61,6 +59,34 @@ def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarra
     entries = index.entries
     return [Candidate(entries[i].memory, breakdown_at(parts, i), entries[i].veto_key, entries[i].valid_from)
             for i in chosen]
+
+
+def _eligible(parts: dict[str, np.ndarray], critical: np.ndarray, alive: np.ndarray, config: EngineConfig) -> np.ndarray:
+    """Hot memories (retention above the decay floor, or critical) always; faded ones only on a strong cue."""
+    if not config.forgetting:
+        return alive.copy()
+    hot = alive & ((parts["retention"] >= config.decay_floor) | critical)
+    return hot | _strong_cues(parts["similarity"], alive & ~hot, config)
+
+
+def _strong_cues(similarity: np.ndarray, cold: np.ndarray, config: EngineConfig) -> np.ndarray:
+    """The cold tier: the few faded memories whose hybrid match clears the wake threshold, best first."""
+    woken = np.zeros_like(cold)
+    found = np.flatnonzero(cold & (similarity >= config.wake_similarity))
+    if len(found) > config.wake_pool > 0:
+        found = found[np.argpartition(-similarity[found], config.wake_pool - 1)[:config.wake_pool]]
+    woken[found[: config.wake_pool]] = True
+    return woken
+
+
+def _distinct(candidates: list[Candidate]) -> list[Candidate]:
+    """One copy of a repeated text: the best-scored (freshest) one is packed and reinforced, the rest fade."""
+    best: dict[str, Candidate] = {}
+    for c in candidates:
+        key = " ".join(c.memory.text.lower().split())
+        if key not in best or c.score.score > best[key].score.score:
+            best[key] = c
+    return list(best.values())
 
 
 def _veto(candidates: list[Candidate]) -> list[Candidate]:
@@ -101,13 +127,22 @@ def _pack(rt: Runtime, query: str, budget: int, candidates: list[Candidate],
     return RecallResult(query, budget, items, used, render_block([i.line for i in items]), as_of)
 
 
+def _reinforced(memory: Memory, now: datetime, rt: Runtime) -> Memory:
+    """Packed into context: stability grows by how much had been forgotten since the last use."""
+    held = retention(hours_between(memory.last_accessed_at, now), memory.stability_hours)
+    stronger = replace(memory, stability_hours=reinforced_stability(memory.stability_hours, held, rt.config),
+                       last_accessed_at=now, access_count=memory.access_count + 1)
+    if memory.status is MemoryStatus.DECAYED:  # woken by a strong cue and used: back in ordinary recall
+        stronger = replace(stronger, status=MemoryStatus.ACTIVE, status_changed_at=now)
+    return stronger
+
+
 def _reinforce(rt: Runtime, result: RecallResult, now: datetime) -> tuple[Event, ...]:
     """Only what was packed into context is reinforced, or forgetting never happens."""
     events = []
     with rt.store.transaction():
         for memory in rt.store.memories_by_ids([i.memory_id for i in result.items]):
-            stronger = replace(memory, stability_hours=reinforced_stability(memory.stability_hours, rt.config),
-                               last_accessed_at=now, access_count=memory.access_count + 1)
+            stronger = _reinforced(memory, now, rt)
             rt.store.update_memory(stronger)
             rt.index_update(stronger)
         for item in result.items:
@@ -120,7 +155,7 @@ def _reinforce(rt: Runtime, result: RecallResult, now: datetime) -> tuple[Event,
 def recall_now(rt: Runtime, query: str, budget: int, reinforce: bool = True) -> RecallResult:
     qv = rt.embed([query])[0]
     now = rt.now()
-    candidates = _veto(_index_candidates(rt, rt.index(), query, qv, now))
+    candidates = _distinct(_veto(_index_candidates(rt, rt.index(), query, qv, now)))
     result = _pack(rt, query, budget, candidates, None)
     if reinforce and result.items:
         result = replace(result, events=_reinforce(rt, result, now))
