@@ -14,7 +14,7 @@ class ScoringWeights(BaseModel):
     importance: float = Field(0.09, ge=0, le=1)
     recency: float = Field(0.0, ge=0, le=1)
     lexical_share: float = Field(0.40, ge=0, le=1, description="share of lexical evidence inside similarity")
-    retention_floor: float = Field(0.50, ge=0, le=1)
+    retention_floor: float = Field(0.70, ge=0, le=1)
     recency_half_life_hours: float = Field(24 * 30, gt=0)
 
 
@@ -41,8 +41,10 @@ class EngineConfig(BaseModel):
     max_stability_hours: float = Field(24.0 * 365 * 5, gt=0)
     reinforce_gain: float = Field(0.6, ge=0, description="stability gained per unit forgotten, as a share of S")
     reinforce_bonus_hours: float = Field(12.0, ge=0)
-    wake_similarity: float = Field(0.5, ge=0, le=1, description="hybrid similarity a faded memory needs to wake")
+    wake_similarity: float = Field(0.35, ge=0, le=1, description="hybrid similarity a faded memory needs to wake")
     wake_pool: int = Field(40, ge=0, le=10_000, description="most faded memories one query may wake")
+    reinforce_similarity: float = Field(0.35, ge=0, le=1, description="hybrid similarity a packed memory needs to be reinforced")
+    reinforce_top: int = Field(8, ge=0, le=1000, description="most packed memories one recall reinforces, best first")
     decay_floor: float = Field(0.05, gt=0, lt=1, description="retention below which a memory is decayed")
     critical_importance: float = Field(0.9, gt=0, le=1)
     store_threshold: float = Field(0.15, ge=0, le=1, description="importance below which a message is not stored")

@@ -137,11 +137,17 @@ def _reinforced(memory: Memory, now: datetime, rt: Runtime) -> Memory:
     return stronger
 
 
+def _matched(result: RecallResult, config: EngineConfig) -> list[str]:
+    """The best few packed items the cue matched: filler packed only because room was left is not reinforced."""
+    matched = [i for i in result.items if i.score.similarity >= config.reinforce_similarity]
+    return [i.memory_id for i in sorted(matched, key=lambda i: -i.score.score)[: config.reinforce_top]]
+
+
 def _reinforce(rt: Runtime, result: RecallResult, now: datetime) -> tuple[Event, ...]:
-    """Only what was packed into context is reinforced, or forgetting never happens."""
+    """Only what was packed into context and matched the cue is reinforced, or forgetting never happens."""
     events = []
     with rt.store.transaction():
-        for memory in rt.store.memories_by_ids([i.memory_id for i in result.items]):
+        for memory in rt.store.memories_by_ids(_matched(result, rt.config)):
             stronger = _reinforced(memory, now, rt)
             rt.store.update_memory(stronger)
             rt.index_update(stronger)

@@ -52,9 +52,10 @@ def test_only_packed_memories_are_reinforced(clock) -> None:  # noqa: ANN001
     clock.advance(timedelta(hours=24))
     result = engine.recall("cello lessons", 70)
     packed = {i.memory_id for i in result.items}
-    assert packed and len(packed) < len(before)
+    matched = {i.memory_id for i in result.items if i.score.similarity >= EngineConfig().reinforce_similarity}
+    assert matched and len(packed) < len(before)
     for m in engine.memories():
-        if m.id in packed:
+        if m.id in matched:
             s = before[m.id]
             assert m.stability_hours == pytest.approx(s + (0.6 * s + 12) * (1 - math.exp(-24 / s)))
             assert m.access_count == 1 and m.last_accessed_at == clock.now()
@@ -167,6 +168,17 @@ def test_recall_on_an_empty_store(clock) -> None:  # noqa: ANN001
     engine = make_engine(clock, ScriptedLLM())
     result = engine.recall("anything", 100)
     assert result.items == () and result.tokens_used == 0 and result.render() == ""
+
+
+def test_filler_packed_without_a_match_is_not_reinforced(clock) -> None:  # noqa: ANN001
+    engine = filled(clock)
+    clock.advance(timedelta(hours=24))
+    result = engine.recall("cello lessons", 1000)
+    filler = {i.memory_id for i in result.items if i.score.similarity < EngineConfig().reinforce_similarity}
+    assert filler and len(filler) < len(result.items)
+    for m in engine.memories():
+        if m.id in filler:
+            assert m.access_count == 0 and m.last_accessed_at < clock.now()
 
 
 def test_a_superseded_memory_never_wakes_even_when_it_had_decayed(clock) -> None:  # noqa: ANN001
