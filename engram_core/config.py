@@ -36,7 +36,7 @@ class EngineConfig(BaseModel):
         MemoryKind.FACT: 24.0 * 14,
         MemoryKind.PREFERENCE: 24.0 * 21,
         MemoryKind.SKILL: 24.0 * 30,
-        MemoryKind.GIST: 24.0 * 30,
+        MemoryKind.GIST: 24.0 * 7,
     }
     max_stability_hours: float = Field(24.0 * 365 * 5, gt=0)
     reinforce_gain: float = Field(0.6, ge=0, description="stability gained per unit forgotten, as a share of S")
