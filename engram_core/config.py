@@ -43,7 +43,8 @@ class EngineConfig(BaseModel):
     reinforce_bonus_hours: float = Field(12.0, ge=0)
     wake_similarity: float = Field(0.35, ge=0, le=1, description="hybrid similarity a faded memory needs to wake")
     wake_pool: int = Field(40, ge=0, le=10_000, description="most faded memories one query may wake")
-    reinforce_similarity: float = Field(0.35, ge=0, le=1, description="hybrid similarity a packed memory needs to be reinforced")
+    reinforce_similarity: float = Field(0.35, ge=0, le=1,
+                                        description="hybrid similarity a packed memory needs to be reinforced")
     reinforce_top: int = Field(8, ge=0, le=1000, description="most packed memories one recall reinforces, best first")
     decay_floor: float = Field(0.05, gt=0, lt=1, description="retention below which a memory is decayed")
     critical_importance: float = Field(0.9, gt=0, le=1)

@@ -61,7 +61,8 @@ def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarra
             for i in chosen]
 
 
-def _eligible(parts: dict[str, np.ndarray], critical: np.ndarray, alive: np.ndarray, config: EngineConfig) -> np.ndarray:
+def _eligible(parts: dict[str, np.ndarray], critical: np.ndarray, alive: np.ndarray,
+              config: EngineConfig) -> np.ndarray:
     """Hot memories (retention above the decay floor, or critical) always; faded ones only on a strong cue."""
     if not config.forgetting:
         return alive.copy()

@@ -78,7 +78,7 @@ def faded_store(clock):  # noqa: ANN001, ANN202
 
 def test_faded_memories_leave_ordinary_recall_and_critical_ones_stay(clock) -> None:  # noqa: ANN001
     engine = faded_store(clock)
-    texts = [i.text for i in engine.recall("what food should I avoid", 500, reinforce=False).items]
+    texts = [i.text for i in engine.recall("which dishes are dangerous for me", 500, reinforce=False).items]
     assert "The user is allergic to shellfish." in texts
     assert not any("sandwich" in t for t in texts)
     decayed = engine.sweep()

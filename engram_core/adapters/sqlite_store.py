@@ -216,7 +216,8 @@ class SqliteStore:
         sql = (
             "SELECT m.id AS id, -bm25(memories_fts) AS score FROM memories_fts "
             "JOIN memories m ON m.rowid = memories_fts.rowid "
-            "WHERE memories_fts MATCH ? AND (m.status IN ('active', 'decayed') OR ?) ORDER BY bm25(memories_fts) LIMIT ?"
+            "WHERE memories_fts MATCH ? AND (m.status IN ('active', 'decayed') OR ?) "
+            "ORDER BY bm25(memories_fts) LIMIT ?"
         )
         return [(r["id"], max(0.0, float(r["score"]))) for r in self.conn.execute(sql, (match, int(not active_only), limit))]
 
