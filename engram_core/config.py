@@ -10,11 +10,11 @@ from engram_core.model import MemoryKind
 class ScoringWeights(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    similarity: float = Field(0.60, ge=0, le=1)
-    importance: float = Field(0.20, ge=0, le=1)
-    recency: float = Field(0.20, ge=0, le=1)
-    lexical_share: float = Field(0.35, ge=0, le=1, description="share of lexical evidence inside similarity")
-    retention_floor: float = Field(0.15, ge=0, le=1)
+    similarity: float = Field(0.90, ge=0, le=1)
+    importance: float = Field(0.09, ge=0, le=1)
+    recency: float = Field(0.0, ge=0, le=1)
+    lexical_share: float = Field(0.40, ge=0, le=1, description="share of lexical evidence inside similarity")
+    retention_floor: float = Field(0.70, ge=0, le=1)
     recency_half_life_hours: float = Field(24 * 30, gt=0)
 
 
@@ -36,14 +36,19 @@ class EngineConfig(BaseModel):
         MemoryKind.FACT: 24.0 * 14,
         MemoryKind.PREFERENCE: 24.0 * 21,
         MemoryKind.SKILL: 24.0 * 30,
-        MemoryKind.GIST: 24.0 * 30,
+        MemoryKind.GIST: 24.0 * 7,
     }
     max_stability_hours: float = Field(24.0 * 365 * 5, gt=0)
-    reinforce_factor: float = Field(1.6, ge=1)
+    reinforce_gain: float = Field(0.6, ge=0, description="stability gained per unit forgotten, as a share of S")
     reinforce_bonus_hours: float = Field(12.0, ge=0)
+    wake_similarity: float = Field(0.35, ge=0, le=1, description="hybrid similarity a faded memory needs to wake")
+    wake_pool: int = Field(40, ge=0, le=10_000, description="most faded memories one query may wake")
+    reinforce_similarity: float = Field(0.35, ge=0, le=1,
+                                        description="hybrid similarity a packed memory needs to be reinforced")
+    reinforce_top: int = Field(8, ge=0, le=1000, description="most packed memories one recall reinforces, best first")
     decay_floor: float = Field(0.05, gt=0, lt=1, description="retention below which a memory is decayed")
     critical_importance: float = Field(0.9, gt=0, le=1)
-    store_threshold: float = Field(0.35, ge=0, le=1, description="importance below which a message is not stored")
+    store_threshold: float = Field(0.15, ge=0, le=1, description="importance below which a message is not stored")
     semantic_supersede_threshold: float = Field(0.90, gt=0, le=1)
     adjudication_candidate_threshold: float = Field(0.55, ge=0, le=1)
     max_adjudication_candidates: int = Field(5, ge=1, le=50)

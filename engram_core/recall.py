@@ -1,24 +1,24 @@
-"""Recall: score every active memory, veto stale siblings, pack under the budget, reinforce."""
+"""Recall: score every recallable memory (hot, or cold on a strong cue), veto stale siblings, pack, reinforce."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
 
 from engram_core import ledger
-from engram_core.heuristics_lexicon import TOPIC_ALIASES
+from engram_core.answers import answer_tiers
+from engram_core.config import EngineConfig
 from engram_core.index import ActiveIndex, IndexEntry, epoch_hours
 from engram_core.model import (
-    AccessState, Belief, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallItem, RecallResult,
+    AccessState, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallItem, RecallResult,
 )
 from engram_core.packing import Packable, pack_under_budget
 from engram_core.render import (
-    BlockForm, FactLabel, block_form, fact_label, fit_block, frame_text, line_cost, render_block, render_line,
+    BlockForm, FactLabel, block_form, fit_block, frame_text, line_cost, render_block, render_line,
 )
-from engram_core.retention import reinforced_stability
+from engram_core.retention import hours_between, reinforced_stability, retention
 from engram_core.runtime import Runtime
 from engram_core.scoring import CandidateArrays, breakdown_at, normalise_lexical, score_arrays
 
@@ -62,16 +62,42 @@ def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarra
         cosine=index.vectors[:size] @ qv, lexical=_lexical(rt, query, index.position, size, active_only),
     )
     parts = score_arrays(arrays, rt.config)
-    eligible = index.alive[:size].copy()
-    if rt.config.forgetting:
-        eligible &= (parts["retention"] >= rt.config.decay_floor) | (cols["critical"][:size] > 0)
-    chosen = np.flatnonzero(eligible)
+    chosen = np.flatnonzero(_eligible(parts, cols["critical"][:size] > 0, index.alive[:size], rt.config))
     pool = rt.config.candidate_pool
     if len(chosen) > pool:
         top = np.argpartition(-parts["score"][chosen], pool - 1)[:pool]
         chosen = chosen[top]
     entries, scores = index.entries, parts["score"]
     return Pool([Candidate(entries[i].memory, entries[i], int(i), round(float(scores[i]), 6)) for i in chosen], parts)
+
+
+def _eligible(parts: dict[str, np.ndarray], critical: np.ndarray, alive: np.ndarray,
+              config: EngineConfig) -> np.ndarray:
+    """Hot memories (retention above the decay floor, or critical) always; faded ones only on a strong cue."""
+    if not config.forgetting:
+        return alive.copy()
+    hot = alive & ((parts["retention"] >= config.decay_floor) | critical)
+    return hot | _strong_cues(parts["similarity"], alive & ~hot, config)
+
+
+def _strong_cues(similarity: np.ndarray, cold: np.ndarray, config: EngineConfig) -> np.ndarray:
+    """The cold tier: the few faded memories whose hybrid match clears the wake threshold, best first."""
+    woken = np.zeros_like(cold)
+    found = np.flatnonzero(cold & (similarity >= config.wake_similarity))
+    if len(found) > config.wake_pool > 0:
+        found = found[np.argpartition(-similarity[found], config.wake_pool - 1)[:config.wake_pool]]
+    woken[found[: config.wake_pool]] = True
+    return woken
+
+
+def _distinct(pool: Pool) -> Pool:
+    """One copy of a repeated text: the best-scored (freshest) one is packed and reinforced, the rest fade."""
+    best: dict[str, Candidate] = {}
+    for c in pool.candidates:
+        key = " ".join(c.memory.text.lower().split())
+        if key not in best or c.score > best[key].score:
+            best[key] = c
+    return replace(pool, candidates=list(best.values()))
 
 
 def _veto(pool: Pool) -> Pool:
@@ -96,42 +122,6 @@ def _packables(candidates: list[Candidate], rendered: dict[str, tuple[str, int]]
         score = c.score + tiers.get(c.memory.id, 0.0)
         packables.append(Packable(c.memory.id, score, rendered[c.memory.id][1], displaces))
     return packables
-
-
-_QUERY_WORD = re.compile(r"[a-z]+")
-_NOT_CUES = frozenset("a an the in at on of to for by as is with from my i".split())
-ANSWER_TIER = 2.0  # above any score (relevance is at most about 1.06): answers pack first
-
-
-def _stem(word: str) -> str:
-    """Plural and third-person forms meet their base: "lives" and "live", "bands" and "band"."""
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
-
-
-def _cues(belief: Belief) -> frozenset[str]:
-    """The words that name a belief's attribute: its label's, and the label's other names ("dish" for food)."""
-    label = fact_label(belief.predicate) or ""
-    words = set(_QUERY_WORD.findall(label)) - _NOT_CUES
-    words |= {alias for alias, topic in TOPIC_ALIASES.items() if topic in words and "_" not in alias}
-    return frozenset(_stem(w) for w in words)
-
-
-def _answer_tiers(candidates: list[Candidate], query: str) -> dict[str, float]:
-    """Current beliefs whose attribute the query names, ranked by how many of its words they answer.
-
-    With room for a line or two the line must be the answer: "Where do I live now?" names
-    lives_in, and a three-week-old home city beats a fresh, vaguely related memory.
-    """
-    asked = frozenset(_stem(w) for w in _QUERY_WORD.findall(query.lower())) - _NOT_CUES
-    tiers = {}
-    for c in candidates:
-        belief = c.entry.belief
-        matched = len(_cues(belief) & asked) if belief is not None else 0
-        if matched:
-            tiers[c.memory.id] = matched * ANSWER_TIER
-    return tiers
 
 
 def _line(entry: IndexEntry, form: BlockForm) -> str:
@@ -160,7 +150,8 @@ def _pack(rt: Runtime, query: str, budget: int, pool: Pool, as_of: datetime | No
     form = block_form(budget, rt.config.full_block_from_tokens)
     rendered = _rendered(rt, pool.candidates, form)
     frame = rt.tokens.count(frame_text(form))
-    tiers = _answer_tiers(pool.candidates, query) if form is BlockForm.COMPACT else {}
+    beliefs = [(c.memory.id, c.entry.belief) for c in pool.candidates]
+    tiers = answer_tiers(beliefs, query) if form is BlockForm.COMPACT else {}
     packables = _packables(pool.candidates, rendered, tiers)
     chosen = pack_under_budget(packables, budget - frame) if budget > frame else ()
     kept, used = fit_block(rt.tokens, form, [rendered[p.key][0] for p in chosen], budget)
@@ -169,12 +160,35 @@ def _pack(rt: Runtime, query: str, budget: int, pool: Pool, as_of: datetime | No
     return RecallResult(query, budget, items, used, render_block([i.line for i in items], form), as_of)
 
 
+def _reinforced(memory: Memory, now: datetime, config: EngineConfig) -> Memory:
+    """Packed into context: stability grows by how much had been forgotten since the last use."""
+    held = retention(hours_between(memory.last_accessed_at, now), memory.stability_hours)
+    stronger = replace(memory, stability_hours=reinforced_stability(memory.stability_hours, held, config),
+                       last_accessed_at=now, access_count=memory.access_count + 1)
+    if memory.status is MemoryStatus.DECAYED:  # woken by a strong cue and used: back in ordinary recall
+        stronger = replace(stronger, status=MemoryStatus.ACTIVE, status_changed_at=now)
+    return stronger
+
+
+def _matched(result: RecallResult, config: EngineConfig) -> list[str]:
+    """The best few packed items the cue matched: filler packed only because room was left is not reinforced."""
+    matched = [i for i in result.items if i.score.similarity >= config.reinforce_similarity]
+    return [i.memory_id for i in sorted(matched, key=lambda i: -i.score.score)[: config.reinforce_top]]
+
+
 def _reinforce(rt: Runtime, result: RecallResult, now: datetime) -> tuple[Event, ...]:
-    """Only what was packed into context is reinforced, or forgetting never happens."""
+    """Only what was packed and matched the cue is reinforced, or forgetting never happens.
+
+    A woken memory changes status (a full-row write); the rest change their access state alone.
+    """
     index = rt.index_if_loaded()
     with rt.store.transaction():
-        states = [AccessState(memory_id, reinforced_stability(stability, rt.config), now, count + 1)
-                  for memory_id, stability, count in rt.store.stability_and_count([i.memory_id for i in result.items])]
+        used = rt.store.memories_by_ids(_matched(result, rt.config))
+        for memory in (_reinforced(m, now, rt.config) for m in used if m.status is MemoryStatus.DECAYED):
+            rt.store.update_memory(memory)
+            rt.index_update(memory)
+        states = [AccessState(m.id, s.stability_hours, now, s.access_count)
+                  for m in used if m.status is not MemoryStatus.DECAYED and (s := _reinforced(m, now, rt.config))]
         rt.store.record_access(states)
         for state in states if index is not None else ():
             index.touch(state.memory_id, state.stability_hours, now, state.access_count)
@@ -187,7 +201,7 @@ def _reinforce(rt: Runtime, result: RecallResult, now: datetime) -> tuple[Event,
 def recall_now(rt: Runtime, query: str, budget: int, reinforce: bool = True) -> RecallResult:
     qv = rt.embed([query])[0]
     now = rt.now()
-    pool = _veto(_index_candidates(rt, rt.index(), query, qv, now))
+    pool = _distinct(_veto(_index_candidates(rt, rt.index(), query, qv, now)))
     result = _pack(rt, query, budget, pool, None)
     if reinforce and result.items:
         result = replace(result, events=_reinforce(rt, result, now))

@@ -6,9 +6,11 @@ import math
 from datetime import datetime
 
 from engram_core.config import EngineConfig
-from engram_core.model import Memory, MemoryKind
+from engram_core.model import Memory, MemoryKind, MemoryStatus
 
 HOUR_SECONDS = 3600.0
+# Decayed memories stay searchable as a cold tier: out of ordinary recall, woken only by a strong cue.
+RECALLABLE = (MemoryStatus.ACTIVE, MemoryStatus.DECAYED)
 
 
 def hours_between(earlier: datetime, later: datetime) -> float:
@@ -33,10 +35,15 @@ def initial_stability(kind: MemoryKind, importance: float, config: EngineConfig)
     return min(config.max_stability_hours, base * (0.5 + min(max(importance, 0.0), 1.0)))
 
 
-def reinforced_stability(stability_hours: float, config: EngineConfig) -> float:
-    """S' = min(S_max, 1.6 S + 12 h): applied only to memories packed into context."""
-    grown = config.reinforce_factor * stability_hours + config.reinforce_bonus_hours
-    return min(config.max_stability_hours, grown)
+def reinforced_stability(stability_hours: float, retention_now: float, config: EngineConfig) -> float:
+    """S' = min(S_max, S + (g S + b)(1 - R)): applied only to memories packed into context.
+
+    Spacing-aware: the gain grows with how much had been forgotten, so a memory
+    packed forty times in one day (R near 1) gains almost nothing.
+    """
+    forgotten = 1.0 - min(max(retention_now, 0.0), 1.0)
+    grown = stability_hours + (config.reinforce_gain * stability_hours + config.reinforce_bonus_hours) * forgotten
+    return min(config.max_stability_hours, max(stability_hours, grown))
 
 
 def is_critical(memory: Memory, config: EngineConfig) -> bool:

@@ -1,10 +1,11 @@
 """Relevance and score with a per-item breakdown (pure, vectorised).
 
-relevance = 0.60 * similarity + 0.20 * importance + 0.20 * recency + type prior
+relevance = w_sim * similarity + w_imp * importance + w_rec * recency + type prior
 score     = relevance * (floor + (1 - floor) * retention)
 
-``similarity`` blends cosine with lexical (FTS5 BM25) evidence. The retention
-floor lets a faded memory wake on a strong match.
+``similarity`` blends cosine with lexical (FTS5 BM25) evidence. The defaults
+(EngineConfig) let the match lead and retention break near-ties; the floor is
+what a memory woken from the cold tier competes with.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from engram_core.model import (
     Assessment, Belief, Cardinality, Embedding, Event, EventKind, FactDraft, Memory, MemoryKind,
     MemoryStatus, Message, Verdict, WriteResult,
 )
-from engram_core.retention import initial_stability
+from engram_core.retention import RECALLABLE, initial_stability
 from engram_core.runtime import Runtime
 from engram_core.verdicts import parse_assessment, parse_verdicts
 
@@ -50,7 +50,7 @@ def set_status(rt: Runtime, memory: Memory, status: MemoryStatus, now: datetime,
                superseded_by: str | None = None) -> Memory:
     changed = replace(memory, status=status, status_changed_at=now, superseded_by=superseded_by or memory.superseded_by)
     rt.store.update_memory(changed)
-    if status is MemoryStatus.ACTIVE:
+    if status in RECALLABLE:
         rt.index_update(changed)
     else:
         rt.index_remove(memory.id)
@@ -120,7 +120,7 @@ def _supersede_episodes(rt: Runtime, old: Belief, successor: Memory, message: Me
     if old.source_message_id is None or old.source_message_id == message.id:
         return
     for episode in rt.store.memories_from_message(old.source_message_id):
-        if episode.kind is MemoryKind.EPISODE and episode.status is MemoryStatus.ACTIVE:
+        if episode.kind is MemoryKind.EPISODE and episode.status in RECALLABLE:
             set_status(rt, episode, MemoryStatus.SUPERSEDED, now, successor.id)
             log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=episode.id, belief_id=old.id,
                                        message_id=message.id, successor=successor.id, path=path,
@@ -140,7 +140,7 @@ def _supersede(rt: Runtime, old: Belief, new: Belief, new_memory: Memory, messag
     closed = ledger.close_belief(old, new.id, new.valid_from, now)
     rt.store.update_belief(closed)
     old_memory = rt.store.get_memory(old.memory_id) if old.memory_id else None
-    if old_memory is not None and old_memory.status is MemoryStatus.ACTIVE:
+    if old_memory is not None and old_memory.status in RECALLABLE:
         set_status(rt, old_memory, MemoryStatus.SUPERSEDED, now, new_memory.id)
     log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=old.memory_id, belief_id=old.id,
                                message_id=message.id, successor=new.id, path=path))

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import itertools
+import math
 from datetime import timedelta
+
+import pytest
 
 from engram_core.adapters.tokens import ConservativeTokenCounter
 from engram_core.config import EngineConfig
@@ -46,34 +49,73 @@ def test_recall_stays_under_budget_with_a_breakdown(clock) -> None:  # noqa: ANN
 def test_only_packed_memories_are_reinforced(clock) -> None:  # noqa: ANN001
     engine = filled(clock)
     before = {m.id: m.stability_hours for m in engine.memories()}
+    clock.advance(timedelta(hours=24))
     result = engine.recall("cello lessons", 70)
     packed = {i.memory_id for i in result.items}
-    assert packed and len(packed) < len(before)
+    matched = {i.memory_id for i in result.items if i.score.similarity >= EngineConfig().reinforce_similarity}
+    assert matched and len(packed) < len(before)
     for m in engine.memories():
-        if m.id in packed:
-            assert m.stability_hours == min(1.6 * before[m.id] + 12, EngineConfig().max_stability_hours)
+        if m.id in matched:
+            s = before[m.id]
+            assert m.stability_hours == pytest.approx(s + (0.6 * s + 12) * (1 - math.exp(-24 / s)))
             assert m.access_count == 1 and m.last_accessed_at == clock.now()
         else:
             assert m.stability_hours == before[m.id] and m.access_count == 0
     assert {e.memory_id for e in result.events} == packed
 
 
-def test_faded_memories_leave_recall_and_critical_ones_stay(clock) -> None:  # noqa: ANN001
+def faded_store(clock):  # noqa: ANN001, ANN202
     allergy = fact("user", "allergy", "shellfish", "The user is allergic to shellfish.", critical=True,
                    importance=0.95, cardinality="many")
     llm = ScriptedLLM(assess={"I'm allergic to shellfish": assessment(0.95, allergy),
-                              "I had a sandwich": assessment(0.4)})
+                              "I had a sandwich with pickled herring at the harbour": assessment(0.4)})
     engine = make_engine(clock, llm)
     engine.observe("I'm allergic to shellfish")
-    engine.observe("I had a sandwich")
+    engine.observe("I had a sandwich with pickled herring at the harbour")
     clock.advance(timedelta(days=400))
-    texts = [i.text for i in engine.recall("allergic shellfish sandwich food", 500, reinforce=False).items]
+    return engine
+
+
+def test_faded_memories_leave_ordinary_recall_and_critical_ones_stay(clock) -> None:  # noqa: ANN001
+    engine = faded_store(clock)
+    texts = [i.text for i in engine.recall("which dishes are dangerous for me", 500, reinforce=False).items]
     assert "The user is allergic to shellfish." in texts
     assert not any("sandwich" in t for t in texts)
     decayed = engine.sweep()
-    assert {engine.get_memory(e.memory_id).text for e in decayed} >= {"I had a sandwich"}
+    assert {engine.get_memory(e.memory_id).text for e in decayed} >= {"I had a sandwich with pickled herring at the harbour"}
     critical = [m for m in engine.memories() if m.critical]
     assert critical and all(m.status is MemoryStatus.ACTIVE for m in critical)
+
+
+def test_a_strong_cue_wakes_a_decayed_memory_and_packing_revives_it(clock) -> None:  # noqa: ANN001
+    engine = faded_store(clock)
+    engine.sweep()
+    sandwich = next(m for m in engine.memories() if "sandwich" in m.text)
+    assert sandwich.status is MemoryStatus.DECAYED
+    result = engine.recall("the sandwich with pickled herring at the harbour", 500)
+    woken = next(i for i in result.items if i.memory_id == sandwich.id)
+    assert woken.score.retention < EngineConfig().decay_floor
+    revived = engine.get_memory(sandwich.id)
+    assert revived.status is MemoryStatus.ACTIVE and revived.last_accessed_at == clock.now()
+    assert revived.stability_hours > sandwich.stability_hours  # relearning: it was almost forgotten
+    assert not engine.sweep()
+
+
+def test_the_cold_tier_is_bounded(clock) -> None:  # noqa: ANN001
+    config = EngineConfig(wake_pool=2)
+    engine = filled(clock, config)
+    clock.advance(timedelta(days=400))
+    engine.sweep()
+    result = engine.recall(" ".join(TEXTS), 1000, reinforce=False)
+    assert 0 < len(result.items) <= 2
+
+
+def test_no_cold_tier_means_faded_memories_stay_out(clock) -> None:  # noqa: ANN001
+    engine = filled(clock, EngineConfig(wake_pool=0))
+    clock.advance(timedelta(days=400))
+    assert engine.recall(TEXTS[3], 1000, reinforce=False).items == ()
+    engine.sweep()
+    assert engine.recall(TEXTS[3], 1000, reinforce=False).items == ()
 
 
 def test_forgetting_off_keeps_everything_recallable(clock) -> None:  # noqa: ANN001
@@ -126,3 +168,28 @@ def test_recall_on_an_empty_store(clock) -> None:  # noqa: ANN001
     engine = make_engine(clock, ScriptedLLM())
     result = engine.recall("anything", 100)
     assert result.items == () and result.tokens_used == 0 and result.render() == ""
+
+
+def test_filler_packed_without_a_match_is_not_reinforced(clock) -> None:  # noqa: ANN001
+    engine = filled(clock)
+    clock.advance(timedelta(hours=24))
+    result = engine.recall("cello lessons", 1000)
+    filler = {i.memory_id for i in result.items if i.score.similarity < EngineConfig().reinforce_similarity}
+    assert filler and len(filler) < len(result.items)
+    for m in engine.memories():
+        if m.id in filler:
+            assert m.access_count == 0 and m.last_accessed_at < clock.now()
+
+
+def test_a_superseded_memory_never_wakes_even_when_it_had_decayed(clock) -> None:  # noqa: ANN001
+    lisbon = fact("user", "lives_in", "Lisbon", "The user lives in Lisbon.")
+    azores = fact("user", "lives_in", "Ponta Delgada", "The user lives in Ponta Delgada.", revision=True)
+    engine = make_engine(clock, ScriptedLLM(assess={"I live in Lisbon.": assessment(0.6, lisbon),
+                                                    "I moved to Ponta Delgada.": assessment(0.6, azores)}))
+    engine.observe("I live in Lisbon.")
+    clock.advance(timedelta(days=400))
+    assert len(engine.sweep()) == 2
+    engine.observe("I moved to Ponta Delgada.")
+    assert {m.status for m in engine.memories() if "Lisbon" in m.text} == {MemoryStatus.SUPERSEDED}
+    texts = [i.text for i in engine.recall("I live in Lisbon. The user lives in Lisbon.", 500, reinforce=False).items]
+    assert texts and not any("Lisbon" in t for t in texts)

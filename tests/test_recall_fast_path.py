@@ -19,6 +19,7 @@ from engram_core.errors import StoreError
 from engram_core.index import epoch_hours
 from engram_core.model import Embedding, Memory, MemoryKind, MemoryStatus
 from engram_core.render import BlockForm, block_form, line_cost, render_line
+from engram_core.retention import hours_between, reinforced_stability, retention
 
 from conftest import START, make_engine
 
@@ -26,7 +27,7 @@ from conftest import START, make_engine
 PLAIN_FTS = (
     "SELECT m.id AS id, -bm25(memories_fts) AS score FROM memories_fts "
     "JOIN memories m ON m.rowid = memories_fts.rowid "
-    "WHERE memories_fts MATCH ? AND (m.status = 'active' OR ?) ORDER BY bm25(memories_fts) LIMIT ?"
+    "WHERE memories_fts MATCH ? AND (m.status IN ('active', 'decayed') OR ?) ORDER BY bm25(memories_fts) LIMIT ?"
 )
 ODD_TEXTS = [
     "I booked the books for the book club", "I booked the books for the book club",  # exact duplicates tie
@@ -57,7 +58,8 @@ def filled_store(path: str, count: int, seed: int) -> SqliteStore:
     texts = [synthetic_sentence(rng) for _ in range(count)] + ODD_TEXTS
     with store.transaction():
         for number, text in enumerate(texts):
-            status = MemoryStatus.DECAYED if rng.random() < 0.2 else MemoryStatus.ACTIVE
+            draw = rng.random() if number < count else 1.0  # recallable: active or decayed; archived is not
+            status = MemoryStatus.DECAYED if draw < 0.2 else MemoryStatus.ARCHIVED if draw < 0.3 else MemoryStatus.ACTIVE
             store.insert_memory(memory(number, text, status))
     return store
 
@@ -152,13 +154,15 @@ def test_reinforcement_writes_only_the_access_state(tmp_path) -> None:  # noqa: 
     before = {m.id: m for m in engine.memories()}
     clock.advance(timedelta(hours=3))
     result = engine.recall("cello", 1000)
-    packed = {i.memory_id for i in result.items}
+    config = EngineConfig()
+    matched = [i for i in result.items if i.score.similarity >= config.reinforce_similarity]
+    packed = {i.memory_id for i in sorted(matched, key=lambda i: -i.score.score)[:config.reinforce_top]}
     assert packed
     for after in engine.memories():
         old = before[after.id]
         if after.id in packed:
-            config = EngineConfig()
-            expected = min(1.6 * old.stability_hours + 12, config.max_stability_hours)
+            held = retention(hours_between(old.last_accessed_at, clock.now()), old.stability_hours)
+            expected = reinforced_stability(old.stability_hours, held, config)
             assert after == replace(old, stability_hours=expected, last_accessed_at=clock.now(),
                                     access_count=old.access_count + 1)
         else:

@@ -38,15 +38,33 @@ def test_retention_falls_with_time(t1: float, t2: float, s: float) -> None:
     assert 0.0 <= retention(late, s) <= retention(early, s) <= 1.0
 
 
-@given(stabilities)
-def test_reinforcement_grows_stability_up_to_the_cap(s: float) -> None:
-    grown = reinforced_stability(s, CONFIG)
-    assert grown == min(CONFIG.max_stability_hours, 1.6 * s + 12)
+@given(stabilities, st.floats(0, 1))
+def test_reinforcement_grows_with_what_was_forgotten(s: float, held: float) -> None:
+    grown = reinforced_stability(s, held, CONFIG)
+    expected = min(CONFIG.max_stability_hours, s + (0.6 * s + 12) * (1 - held))
+    assert math.isclose(grown, max(expected, min(s, CONFIG.max_stability_hours)), rel_tol=1e-9)
     assert grown >= min(s, CONFIG.max_stability_hours)
 
 
+@given(stabilities, st.floats(0, 1), st.floats(0, 1))
+def test_the_more_was_forgotten_the_more_reinforcement_gains(s: float, a: float, b: float) -> None:
+    fresh, faded = sorted((a, b), reverse=True)
+    assert reinforced_stability(s, faded, CONFIG) >= reinforced_stability(s, fresh, CONFIG)
+
+
+def test_repacking_a_fresh_memory_gains_nothing() -> None:
+    """Packed forty times in one day, a memory is no more durable than packed once."""
+    s = 100.0
+    once = reinforced_stability(s, retention(24, s), CONFIG)
+    again = once
+    for _ in range(40):
+        again = reinforced_stability(again, retention(0, again), CONFIG)
+    assert again == once
+    assert once > s
+
+
 def test_reinforcement_is_capped() -> None:
-    assert reinforced_stability(CONFIG.max_stability_hours, CONFIG) == CONFIG.max_stability_hours
+    assert reinforced_stability(CONFIG.max_stability_hours, 0.0, CONFIG) == CONFIG.max_stability_hours
 
 
 @given(st.floats(0, 1), st.floats(0, 1))

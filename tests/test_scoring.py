@@ -23,19 +23,20 @@ def test_formula_matches_design() -> None:
                                 hours_since_created=[24.0 * 30], prior=[0.06]), CONFIG)
     w = CONFIG.weights
     similarity = (1 - w.lexical_share) * 0.8 + w.lexical_share * 0.5
-    relevance = 0.6 * similarity + 0.2 * 0.7 + 0.2 * 0.5 + 0.06
+    relevance = w.similarity * similarity + w.importance * 0.7 + w.recency * 0.5 + 0.06
     retention = np.exp(-1)
     b = breakdown_at(parts, 0)
     assert b.similarity == pytest.approx(similarity, abs=1e-6)
     assert b.recency == pytest.approx(0.5, abs=1e-6)
     assert b.relevance == pytest.approx(relevance, abs=1e-6)
-    assert b.score == pytest.approx(relevance * (0.15 + 0.85 * retention), abs=1e-6)
+    floor = w.retention_floor
+    assert b.score == pytest.approx(relevance * (floor + (1 - floor) * retention), abs=1e-6)
 
 
 def test_faded_memory_keeps_the_floor_and_wakes_on_a_strong_match() -> None:
     parts = score_arrays(arrays(cosine=[1.0, 0.1], hours_since_access=[10_000.0, 0.0]), CONFIG)
     assert parts["retention"][0] < 0.01
-    assert parts["score"][0] > 0.15 * parts["relevance"][0] * 0.99
+    assert parts["score"][0] > CONFIG.weights.retention_floor * parts["relevance"][0] * 0.99
     weak_fresh = parts["score"][1]
     assert parts["score"][0] > 0 and weak_fresh > 0
 

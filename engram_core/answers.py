@@ -1,0 +1,43 @@
+"""Answers first in a small block: current beliefs whose attribute the query names (pure)."""
+
+from __future__ import annotations
+
+import re
+
+from engram_core.heuristics_lexicon import TOPIC_ALIASES
+from engram_core.model import Belief
+from engram_core.render import fact_label
+
+_QUERY_WORD = re.compile(r"[a-z]+")
+_NOT_CUES = frozenset("a an the in at on of to for by as is with from my i".split())
+ANSWER_TIER = 2.0  # above any score (relevance is at most about 1.06): answers pack first
+
+
+def _stem(word: str) -> str:
+    """Plural and third-person forms meet their base: "lives" and "live", "bands" and "band"."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+
+
+def _cues(belief: Belief) -> frozenset[str]:
+    """The words that name a belief's attribute: its label's, and the label's other names ("dish" for food)."""
+    label = fact_label(belief.predicate) or ""
+    words = set(_QUERY_WORD.findall(label)) - _NOT_CUES
+    words |= {alias for alias, topic in TOPIC_ALIASES.items() if topic in words and "_" not in alias}
+    return frozenset(_stem(w) for w in words)
+
+
+def answer_tiers(beliefs: list[tuple[str, Belief | None]], query: str) -> dict[str, float]:
+    """Current beliefs whose attribute the query names, ranked by how many of its words they answer.
+
+    With room for a line or two the line must be the answer: "Where do I live now?" names
+    lives_in, and a three-week-old home city beats a fresh, vaguely related memory.
+    """
+    asked = frozenset(_stem(w) for w in _QUERY_WORD.findall(query.lower())) - _NOT_CUES
+    tiers = {}
+    for memory_id, belief in beliefs:
+        matched = len(_cues(belief) & asked) if belief is not None else 0
+        if matched:
+            tiers[memory_id] = matched * ANSWER_TIER
+    return tiers
