@@ -1,4 +1,4 @@
-"""Answers first in a small block: current beliefs whose attribute the query names (pure)."""
+"""Answers first: current beliefs whose attribute the query names lead the block (pure)."""
 
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ def _cues(belief: Belief) -> frozenset[str]:
 def answer_tiers(beliefs: list[tuple[str, Belief | None]], query: str) -> dict[str, float]:
     """Current beliefs whose attribute the query names, ranked by how many of its words they answer.
 
-    With room for a line or two the line must be the answer: "Where do I live now?" names
-    lives_in, and a three-week-old home city beats a fresh, vaguely related memory.
+    "Where do I live now?" names lives_in, so a three-week-old home city beats a fresh, vaguely
+    related memory; with room for a line or two that line must be the answer.
     """
     asked = frozenset(_stem(w) for w in _QUERY_WORD.findall(query.lower())) - _NOT_CUES
     tiers = {}

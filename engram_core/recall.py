@@ -151,7 +151,7 @@ def _pack(rt: Runtime, query: str, budget: int, pool: Pool, as_of: datetime | No
     rendered = _rendered(rt, pool.candidates, form)
     frame = rt.tokens.count(frame_text(form))
     beliefs = [(c.memory.id, c.entry.belief) for c in pool.candidates]
-    tiers = answer_tiers(beliefs, query) if form is BlockForm.COMPACT else {}
+    tiers = answer_tiers(beliefs, query)
     packables = _packables(pool.candidates, rendered, tiers)
     chosen = pack_under_budget(packables, budget - frame) if budget > frame else ()
     kept, used = fit_block(rt.tokens, form, [rendered[p.key][0] for p in chosen], budget)

@@ -193,3 +193,15 @@ def test_a_superseded_memory_never_wakes_even_when_it_had_decayed(clock) -> None
     assert {m.status for m in engine.memories() if "Lisbon" in m.text} == {MemoryStatus.SUPERSEDED}
     texts = [i.text for i in engine.recall("I live in Lisbon. The user lives in Lisbon.", 500, reinforce=False).items]
     assert texts and not any("Lisbon" in t for t in texts)
+
+
+@pytest.mark.parametrize("budget", [60, 400])  # the compact block and the full one
+def test_the_belief_a_question_names_leads_the_block(clock, budget: int) -> None:  # noqa: ANN001
+    engine = make_engine(clock)
+    engine.observe("I work as a teacher.")
+    clock.advance(timedelta(days=12))
+    for relative, trade in itertools.product(("neighbour", "cousin", "friend"), ("librarian", "nurse", "architect")):
+        engine.observe(f"My {relative}'s partner is a {trade}.")
+    result = engine.recall("What is my job?", budget, reinforce=False)
+    assert "teacher" in result.items[0].line
+    assert result.tokens_used <= budget
