@@ -42,6 +42,16 @@ class IndexEntry:
     rendered: dict[BlockForm, tuple[str, int]] = field(default_factory=dict)
     stale: set[BlockForm] = field(default_factory=set)
 
+    @property
+    def text_key(self) -> str:
+        """The text as a repeat is recognised: case and spacing aside (kept until the text changes)."""
+        if self._key_of != self.memory.text:
+            self._key, self._key_of = " ".join(self.memory.text.lower().split()), self.memory.text
+        return self._key
+
+    _key: str = field(default="", repr=False)
+    _key_of: str | None = field(default=None, repr=False)
+
     def line_and_tokens(self, form: BlockForm, render: Callable[["IndexEntry"], str],
                         count: Callable[[str], int]) -> tuple[str, int]:
         """``render(entry)`` and ``count(line)`` for one form, recounted only when the line changes."""

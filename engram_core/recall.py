@@ -67,8 +67,9 @@ def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarra
     if len(chosen) > pool:
         top = np.argpartition(-parts["score"][chosen], pool - 1)[:pool]
         chosen = chosen[top]
-    entries, scores = index.entries, parts["score"]
-    return Pool([Candidate(entries[i].memory, entries[i], int(i), round(float(scores[i]), 6)) for i in chosen], parts)
+    entries, scores = index.entries, parts["score"][chosen].tolist()  # Python floats: round() as in the breakdown
+    return Pool([Candidate(entries[i].memory, entries[i], i, round(score, 6))
+                 for i, score in zip(chosen.tolist(), scores)], parts)
 
 
 def _eligible(parts: dict[str, np.ndarray], critical: np.ndarray, alive: np.ndarray,
@@ -94,7 +95,7 @@ def _distinct(pool: Pool) -> Pool:
     """One copy of a repeated text: the best-scored (freshest) one is packed and reinforced, the rest fade."""
     best: dict[str, Candidate] = {}
     for c in pool.candidates:
-        key = " ".join(c.memory.text.lower().split())
+        key = c.entry.text_key
         if key not in best or c.score > best[key].score:
             best[key] = c
     return replace(pool, candidates=list(best.values()))
