@@ -122,7 +122,7 @@ def _floor_ms(engine: Engine, dim: int, repeats: int) -> float:
     """numpy reading the same embedding matrix once: one matrix-vector product."""
     index = engine._rt.index()  # noqa: SLF001 - the very matrix recall reads
     matrix = index.vectors[: index.size()]
-    query = np.ones(dim, dtype=np.float32) / np.sqrt(dim)
+    query = np.full(dim, 1 / np.sqrt(dim), dtype=matrix.dtype)  # the dtype recall's query has: no upcast
     return percentile([_timed(lambda: matrix @ query) for _ in range(repeats)], 50)
 
 
