@@ -41,3 +41,22 @@ def answer_tiers(beliefs: list[tuple[str, Belief | None]], query: str) -> dict[s
         if matched:
             tiers[memory_id] = matched * ANSWER_TIER
     return tiers
+
+
+def attribute_label(belief: Belief) -> str | None:
+    """What a belief is about, as words to match a question by meaning: "lives in", "sister lives in"."""
+    label = fact_label(belief.predicate)
+    if label is None:
+        return None
+    return label if belief.subject == "user" else f"{belief.subject} {label}"
+
+
+def named_by_meaning(similarity: dict[str, float], least: float, margin: float) -> str | None:
+    """The attribute a question names in other words: the best-matching label, if it matches well
+    enough and clearly better than the runner-up ("Which company am I with?" names "works at")."""
+    ranked = sorted(similarity.items(), key=lambda pair: (-pair[1], pair[0]))
+    if not ranked or ranked[0][1] < least:
+        return None
+    if len(ranked) > 1 and ranked[0][1] - ranked[1][1] < margin:
+        return None
+    return ranked[0][0]

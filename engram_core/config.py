@@ -43,6 +43,10 @@ class EngineConfig(BaseModel):
     reinforce_bonus_hours: float = Field(12.0, ge=0)
     wake_similarity: float = Field(0.35, ge=0, le=1, description="hybrid similarity a faded memory needs to wake")
     wake_pool: int = Field(40, ge=0, le=10_000, description="most faded memories one query may wake")
+    answer_similarity: float = Field(0.30, ge=0, le=1,
+                                     description="cosine a question needs with a belief's label to name it by meaning")
+    answer_margin: float = Field(0.05, ge=0, le=1,
+                                 description="how much better than the next label that match must be")
     reinforce_similarity: float = Field(0.35, ge=0, le=1,
                                         description="hybrid similarity a packed memory needs to be reinforced")
     reinforce_top: int = Field(8, ge=0, le=1000, description="most packed memories one recall reinforces, best first")

@@ -8,11 +8,11 @@ from datetime import datetime
 import numpy as np
 
 from engram_core import ledger
-from engram_core.answers import answer_tiers
+from engram_core.answers import ANSWER_TIER, answer_tiers, attribute_label, named_by_meaning
 from engram_core.config import EngineConfig
 from engram_core.index import ActiveIndex, IndexEntry, epoch_hours
 from engram_core.model import (
-    AccessState, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallItem, RecallResult,
+    AccessState, Belief, Cardinality, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallItem, RecallResult,
 )
 from engram_core.packing import Packable, pack_under_budget
 from engram_core.render import (
@@ -147,12 +147,28 @@ def _item(candidate: Candidate, line: str, tokens: int, parts: dict[str, np.ndar
                       memory.provenance, memory.created_at)
 
 
-def _pack(rt: Runtime, query: str, budget: int, pool: Pool, as_of: datetime | None) -> RecallResult:
+def _tiers_by_meaning(rt: Runtime, qv: np.ndarray, beliefs: list[tuple[str, Belief | None]]) -> dict[str, float]:
+    """When no word of the question names an attribute: the one its meaning names, if any, leads.
+
+    Only single-valued attributes (one current value: where one lives, one's employer), so the
+    answer is one line and a label many beliefs share ("likes") never floods the block.
+    """
+    labels = {mid: label for mid, belief in beliefs
+              if belief is not None and belief.cardinality is Cardinality.ONE and (label := attribute_label(belief))}
+    distinct = sorted(set(labels.values()))
+    if not distinct:
+        return {}
+    similarity = dict(zip(distinct, (rt.label_vectors(distinct) @ qv).tolist()))
+    named = named_by_meaning(similarity, rt.config.answer_similarity, rt.config.answer_margin)
+    return {mid: ANSWER_TIER for mid, label in labels.items() if label == named} if named else {}
+
+
+def _pack(rt: Runtime, query: str, qv: np.ndarray, budget: int, pool: Pool, as_of: datetime | None) -> RecallResult:
     form = block_form(budget, rt.config.full_block_from_tokens)
     rendered = _rendered(rt, pool.candidates, form)
     frame = rt.tokens.count(frame_text(form))
     beliefs = [(c.memory.id, c.entry.belief) for c in pool.candidates]
-    tiers = answer_tiers(beliefs, query)
+    tiers = answer_tiers(beliefs, query) or _tiers_by_meaning(rt, qv, beliefs)
     packables = _packables(pool.candidates, rendered, tiers)
     chosen = pack_under_budget(packables, budget - frame) if budget > frame else ()
     kept, used = fit_block(rt.tokens, form, [rendered[p.key][0] for p in chosen], budget)
@@ -203,7 +219,7 @@ def recall_now(rt: Runtime, query: str, budget: int, reinforce: bool = True) -> 
     qv = rt.embed([query])[0]
     now = rt.now()
     pool = _distinct(_veto(_index_candidates(rt, rt.index(), query, qv, now)))
-    result = _pack(rt, query, budget, pool, None)
+    result = _pack(rt, query, qv, budget, pool, None)
     if reinforce and result.items:
         result = replace(result, events=_reinforce(rt, result, now))
     return result
@@ -229,4 +245,4 @@ def recall_as_of(rt: Runtime, query: str, budget: int, when: datetime) -> Recall
         index.columns["accessed_h"][pos] = index.columns["created_h"][pos]
     pool = _index_candidates(rt, index, query, qv, when, active_only=False)
     kept = [c for c in pool.candidates if c.memory.belief_id is None or c.memory.id in beliefs]
-    return _pack(rt, query, budget, replace(pool, candidates=kept), when)
+    return _pack(rt, query, qv, budget, replace(pool, candidates=kept), when)

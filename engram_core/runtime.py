@@ -24,6 +24,10 @@ def random_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:20]}"
 
 
+_LABEL_VECTORS: dict[tuple[str, str], np.ndarray] = {}
+_MAX_LABEL_VECTORS = 4096
+
+
 @dataclass
 class Runtime:
     store: SqliteStore
@@ -101,6 +105,17 @@ class Runtime:
                 f"embedder {self.embedder.model_id} returned shape {vectors.shape}, expected ({len(texts)}, {self.embedder.dim})"
             )
         return vectors
+
+    def label_vectors(self, labels: Sequence[str]) -> np.ndarray:
+        """Vectors of belief labels ("works at"), embedded once per process and embedder: the
+        labels are few and recur, and an engine is opened afresh for every request in a function."""
+        signature = self.embedder_signature()
+        missing = [label for label in labels if (signature, label) not in _LABEL_VECTORS]
+        if missing:
+            if len(_LABEL_VECTORS) + len(missing) > _MAX_LABEL_VECTORS:
+                _LABEL_VECTORS.clear()
+            _LABEL_VECTORS.update(zip(((signature, label) for label in missing), self.embed(missing)))
+        return np.stack([_LABEL_VECTORS[(signature, label)] for label in labels])
 
     # -- recall index -------------------------------------------------------------
     def index(self) -> ActiveIndex:

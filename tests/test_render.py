@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from engram_core.adapters.tokens import ConservativeTokenCounter
 from engram_core.config import EngineConfig
 from engram_core.model import MemoryKind
+from engram_core.answers import named_by_meaning
 from engram_core.render import (
     BLOCK_CLOSE, BLOCK_OPEN, COMPACT_CLOSE, COMPACT_OPEN, BlockForm, FactLabel, block_form, compact_fact,
     fit_block, frame_text, line_cost, render_block, render_line,
@@ -147,3 +148,29 @@ def test_engine_recall_never_exceeds_the_budget_in_either_form(budget: int) -> N
         assert len(re.findall(r"</?mem(?:ories)?\b", result.block)) == 2  # the frame's own tags, nothing else
     else:
         assert result.block == "" and result.tokens_used == 0
+
+
+def test_a_question_that_names_the_attribute_in_other_words_still_leads_with_it(clock) -> None:  # noqa: ANN001
+    from engram_core.adapters.minilm import MiniLMEmbedder
+
+    engine = make_engine(clock, embedder=MiniLMEmbedder())
+    try:
+        engine.observe("I work at Initech.")
+        engine.observe("I live in Coimbra.")
+        clock.advance(timedelta(days=20))
+        engine.observe("I'm a pharmacist now.")
+        engine.observe("My colleague just joined Globex.")
+        clock.advance(timedelta(hours=2))
+        company = engine.recall("Which company am I with now?", 16, reinforce=False)
+        city = engine.recall("Which city am I based in these days?", 16, reinforce=False)
+    finally:
+        engine.close()
+    assert company.block == "<mem>works at: Initech</mem>"
+    assert city.block == "<mem>lives in: Coimbra</mem>"
+
+
+def test_naming_by_meaning_needs_a_clear_best_label() -> None:
+    assert named_by_meaning({"works at": 0.32, "job": 0.26, "lives in": 0.1}, 0.30, 0.05) == "works at"
+    assert named_by_meaning({"works at": 0.32, "job": 0.29}, 0.30, 0.05) is None  # too close to call
+    assert named_by_meaning({"works at": 0.25}, 0.30, 0.05) is None  # too weak
+    assert named_by_meaning({}, 0.30, 0.05) is None
