@@ -127,6 +127,16 @@ class Runtime:
             self._index_version = version
         return self._index
 
+    def memories_now(self, ids: Sequence[str]) -> list[Memory]:
+        """Inside a write transaction: the index's copies while no other connection has committed
+        since it was loaded (the engine keeps them in step with its own writes), else the rows.
+        Parsing eight rows back from SQLite was a tenth of a 10,000-memory recall."""
+        index = self._index
+        if index is None or self.store.data_version() != self._index_version:
+            return self.store.memories_by_ids(ids)
+        found = [index.entries[pos].memory for i in ids if (pos := index.position.get(i)) is not None]
+        return found if len(found) == len(ids) else self.store.memories_by_ids(ids)
+
     def drop_index(self) -> None:
         """After a failed use case the cached index may hold rolled-back rows."""
         self._index = None

@@ -173,10 +173,11 @@ def test_scenario_bad_file_is_one_clear_line() -> None:
 
 def test_scale_smoke_with_plot(tmp_path: Path) -> None:
     report, plots = tmp_path / "scale.json", tmp_path / "plots"
-    ok(bench("scale", "--sizes", "300", "--dims", "384", "--queries", "5", "--json", str(report),
+    ok(bench("scale", "--sizes", "300", "--dims", "384", "--queries", "5", "--warmup", "3", "--json", str(report),
              "--plot", str(plots)))
     point = json.loads(report.read_text())["results"]["points"][0]
     assert point["memories"] == 300 and point["dim"] == 384 and point["recall_p95_ms"] > 0
+    assert point["warmup_queries"] == 3 and point["warmup_p95_ms"] > 0
     assert (plots / "scale-latency.png").stat().st_size > 1000
 
 

@@ -136,6 +136,8 @@ class Figure:
     y_label: str
     series: tuple[Series, ...]
     log_x: bool = False
+    log_y: bool = False
+    log_base: int = 2
 
 
 @dataclass
@@ -207,7 +209,9 @@ def write_plots(report: Report, plot_dir: Path) -> list[Path]:
             ax.plot(series.x, series.y, marker="o" if len(series.x) <= 12 else None, markersize=3,
                     linewidth=1.4, label=series.label)
         if figure.log_x:
-            ax.set_xscale("log", base=2)
+            ax.set_xscale("log", base=figure.log_base)
+        if figure.log_y:
+            ax.set_yscale("log", base=figure.log_base)
         ax.set(title=figure.title, xlabel=figure.x_label, ylabel=figure.y_label)
         ax.grid(alpha=0.3)
         if len(figure.series) > 1:
