@@ -64,6 +64,9 @@ class EngineConfig(BaseModel):
                                "the compact block")
     sleep_min_group: int = Field(2, ge=1)
     sleep_max_group: int = Field(12, ge=2)
+    recall_log_days: float = Field(
+        30.0, ge=0, description="the sleep cycle deletes `recalled` events older than this many days, 0 keeps them "
+                                "all; memories keep their access count and last use, and every other event stays")
     forgetting: bool = Field(True, description="off: no decay, retention treated as 1")
 
     @model_validator(mode="after")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from engram_core import ledger
 from engram_core.errors import NotFoundError, ValidationError
@@ -68,8 +68,16 @@ def _gist_group(rt: Runtime, group: list[Memory], gist_text: str, vector, now: d
     log.events.append(rt.event(EventKind.CONSOLIDATED, memory_id=gist.id, archived=len(group)))
 
 
+def _prune_recall_log(rt: Runtime, now: datetime) -> int:
+    """``recalled`` events are an access log, one per packed memory per recall: most of a year's
+    events. Past ``recall_log_days`` they go; what they taught (access count, last use, stability)
+    lives on in the memories, and no other kind of event is ever pruned."""
+    days = rt.config.recall_log_days
+    return rt.store.delete_events(EventKind.RECALLED.value, now - timedelta(days=days)) if days > 0 else 0
+
+
 def sleep(rt: Runtime) -> WriteResult:
-    """Sweep, then compress each group of faded episodes into one gist; originals archived."""
+    """Sweep, then compress each group of faded episodes into one gist; originals archived; old recall log pruned."""
     sweep_events = sweep(rt)
     groups = _sleep_groups(rt, rt.store.memories(statuses=(MemoryStatus.DECAYED,)))
     gists = [parse_gist(rt.llm.summarise([m.text for m in g])) for g in groups]
@@ -84,7 +92,9 @@ def sleep(rt: Runtime) -> WriteResult:
         for group, text in zip(groups, gists):
             if not text:
                 log.events.append(rt.event(EventKind.FALLBACK, purpose="summarise", reason="unusable gist; nothing archived"))
-        log.events.append(rt.event(EventKind.CONSOLIDATED, scope="sleep", gists=len(usable)))
+        pruned = _prune_recall_log(rt, now)
+        log.events.append(rt.event(EventKind.CONSOLIDATED, scope="sleep", gists=len(usable),
+                                   recall_events_pruned=pruned))
         _commit_events(rt, log.events[new_events_from:])
     return log.result(None)
 

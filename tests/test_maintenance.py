@@ -127,3 +127,42 @@ def test_purge_removes_text_everywhere_on_disk(clock, tmp_path: Path) -> None:  
     reopened = make_engine(clock, OfflineLLM(), path=str(path))
     assert reopened.memories() == [] and "Zyrtecillin" not in "\n".join(reopened.export_lines())
     assert [e.kind for e in reopened.events()][-1] is EventKind.PURGED
+
+
+def _recalled(engine) -> list:  # noqa: ANN001
+    return [e for e in engine.events(limit=100_000) if e.kind is EventKind.RECALLED]
+
+
+def test_sleep_prunes_the_recall_log_past_its_window_and_nothing_else(clock) -> None:  # noqa: ANN001
+    engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.8)))
+    engine.observe("I keep bees on the roof.", session_id="s1")
+    old = engine.recall("bees on the roof", 500)
+    clock.advance(timedelta(days=40))
+    fresh = engine.recall("bees on the roof", 500)
+    assert old.events and fresh.events
+    before = engine.events(limit=100_000)
+    kept_kinds = {e.kind for e in before} - {EventKind.RECALLED}
+    memory = engine.memories(limit=10)[0]
+    result = engine.sleep()
+    recalled = _recalled(engine)
+    assert {e.id for e in recalled} == {e.id for e in fresh.events}  # the 40-day-old ones went, the new stayed
+    assert not {e.id for e in old.events} & {e.id for e in engine.events(limit=100_000)}
+    assert kept_kinds <= {e.kind for e in engine.events(limit=100_000)}
+    assert len(engine.events(limit=100_000)) == len(before) - len(old.events) + len(result.events)
+    summary = [e for e in result.events if e.kind is EventKind.CONSOLIDATED][-1]
+    assert dict(summary.detail)["recall_events_pruned"] == len(old.events)
+    after = engine.memories(limit=10)[0]  # what the log taught stays in the memory
+    assert after.access_count == memory.access_count and after.last_accessed_at == memory.last_accessed_at
+
+
+def test_a_zero_recall_log_window_keeps_every_event(clock) -> None:  # noqa: ANN001
+    from engram_core.config import EngineConfig
+
+    engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.8)),
+                         config=EngineConfig(recall_log_days=0))
+    engine.observe("I keep bees on the roof.", session_id="s1")
+    old = engine.recall("bees on the roof", 500)
+    assert old.events
+    clock.advance(timedelta(days=400))
+    engine.sleep()
+    assert {e.id for e in old.events} <= {e.id for e in _recalled(engine)}

@@ -313,6 +313,12 @@ class SqliteStore:
                 [rows.event_params(e) for e in events],
             )
 
+    def delete_events(self, kind: str, before: datetime) -> int:
+        """Delete the events of one kind older than ``before``; how many went."""
+        with self._leaves_lexical_alone():
+            found = self.conn.execute("DELETE FROM events WHERE kind = ? AND at < ?", (kind, to_storage(before)))
+        return found.rowcount
+
     def events(self, since: datetime | None = None, limit: int = -1) -> list[Event]:
         sql, args = "SELECT * FROM events", []
         if since is not None:
