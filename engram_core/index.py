@@ -13,11 +13,11 @@ from datetime import datetime, timezone
 import numpy as np
 
 from engram_core.config import EngineConfig
-from engram_core.model import Belief, Cardinality, Memory
+from engram_core.model import Belief, Cardinality, Memory, MemoryStatus
 from engram_core.render import BlockForm
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_COLUMNS = ("importance", "stability", "accessed_h", "created_h", "prior", "critical")
+_COLUMNS = ("importance", "stability", "accessed_h", "created_h", "prior", "critical", "archived")
 
 
 def epoch_hours(moment: datetime) -> float:
@@ -98,6 +98,7 @@ class ActiveIndex:
         cols["created_h"][pos] = epoch_hours(memory.created_at)
         cols["prior"][pos] = self.config.type_prior[memory.kind]
         cols["critical"][pos] = float(memory.critical or memory.importance >= self.config.critical_importance)
+        cols["archived"][pos] = float(memory.status is MemoryStatus.ARCHIVED)  # cold, whatever its retention
 
     def add(self, memory: Memory, belief: Belief | None) -> None:
         if memory.embedding is None or memory.embedding.dim != self.dim:

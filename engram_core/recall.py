@@ -62,7 +62,8 @@ def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarra
         cosine=index.vectors[:size] @ qv, lexical=_lexical(rt, query, index.position, size, active_only),
     )
     parts = score_arrays(arrays, rt.config)
-    chosen = np.flatnonzero(_eligible(parts, cols["critical"][:size] > 0, index.alive[:size], rt.config))
+    chosen = np.flatnonzero(_eligible(parts, cols["critical"][:size] > 0, cols["archived"][:size] > 0,
+                                      index.alive[:size], rt.config))
     pool = rt.config.candidate_pool
     if len(chosen) > pool:
         top = np.argpartition(-parts["score"][chosen], pool - 1)[:pool]
@@ -72,12 +73,13 @@ def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarra
                  for i, score in zip(chosen.tolist(), scores)], parts)
 
 
-def _eligible(parts: dict[str, np.ndarray], critical: np.ndarray, alive: np.ndarray,
+def _eligible(parts: dict[str, np.ndarray], critical: np.ndarray, archived: np.ndarray, alive: np.ndarray,
               config: EngineConfig) -> np.ndarray:
-    """Hot memories (retention above the decay floor, or critical) always; faded ones only on a strong cue."""
-    if not config.forgetting:
-        return alive.copy()
-    hot = alive & ((parts["retention"] >= config.decay_floor) | critical)
+    """Hot memories (retention above the decay floor, or critical) always; faded and archived ones only
+    on a strong cue. Without forgetting every memory but the archived is hot."""
+    hot = alive & ~archived
+    if config.forgetting:
+        hot &= (parts["retention"] >= config.decay_floor) | critical
     return hot | _strong_cues(parts["similarity"], alive & ~hot, config)
 
 
@@ -196,7 +198,8 @@ def _matched(result: RecallResult, config: EngineConfig) -> list[str]:
 def _reinforce(rt: Runtime, result: RecallResult, now: datetime) -> tuple[Event, ...]:
     """Only what was packed and matched the cue is reinforced, or forgetting never happens.
 
-    A woken memory changes status (a full-row write); the rest change their access state alone.
+    A woken decayed memory is active again (a full-row write); the rest, a woken archived one
+    included (its gist still stands for it in ordinary recall), change their access state alone.
     """
     index = rt.index_if_loaded()
     with rt.store.transaction():

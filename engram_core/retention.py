@@ -9,8 +9,9 @@ from engram_core.config import EngineConfig
 from engram_core.model import Memory, MemoryKind, MemoryStatus
 
 HOUR_SECONDS = 3600.0
-# Decayed memories stay searchable as a cold tier: out of ordinary recall, woken only by a strong cue.
-RECALLABLE = (MemoryStatus.ACTIVE, MemoryStatus.DECAYED)
+# Decayed and archived memories stay searchable as a cold tier: out of ordinary recall, woken only
+# by a strong cue (an archived one is represented in ordinary recall by its gist).
+RECALLABLE = (MemoryStatus.ACTIVE, MemoryStatus.DECAYED, MemoryStatus.ARCHIVED)
 
 
 def hours_between(earlier: datetime, later: datetime) -> float:

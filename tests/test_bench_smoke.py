@@ -11,21 +11,21 @@ import json
 import os
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from engram_core.adapters.hashing import HashingEmbedder
 from engram_core.adapters.tokens import ConservativeTokenCounter
-from engram_core.bench.baselines import ENGRAM, ENGRAM_NO_FORGETTING, EngramSystem, Turn, all_systems
+from engram_core.bench.baselines import ENGRAM, ENGRAM_NO_FORGETTING, ENGRAM_SLEEP, EngramSystem, Turn, all_systems
 from engram_core.bench.common import CachingEmbedder
 from engram_core.bench.conversations import load_dataset, normalise_evidence
 from engram_core.bench.personas import make_personas
 from engram_core.bench.scenario import ProbeIn, judge
 from engram_core.config import EngineConfig
 from engram_core.errors import ValidationError
-from engram_core.model import MemoryKind
+from engram_core.model import EventKind, MemoryKind
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -68,6 +68,34 @@ def test_retrieval_generic_format_reports_every_system(tmp_path: Path) -> None:
     assert data["results"]["B1 full history"]["2048"]["overall"]["recall"] == 1.0
     for system in SYSTEMS:
         assert data["results"][system]["64"]["overall"]["tokens"] <= 64
+
+
+def test_retrieval_with_sleep_adds_engram_sleeping_nightly(tmp_path: Path) -> None:
+    report = tmp_path / "s.json"
+    ok(bench("retrieval", "--data", str(FIXTURES / "bench-conversations.json"), "--budgets", "512", "--sleep",
+             "--json", str(report)))
+    data = json.loads(report.read_text())
+    assert sorted(data["results"]) == sorted([*SYSTEMS, ENGRAM_SLEEP]) and data["settings"]["nightly_sleep"] is True
+    assert data["results"][ENGRAM_SLEEP]["512"]["overall"]["tokens"] <= 512
+
+
+def test_nightly_sleep_runs_the_sleep_cycle_once_for_each_new_day() -> None:
+    def sleeps(system: EngramSystem) -> int:
+        return sum(1 for e in system.engine.events(limit=10_000)
+                   if e.kind is EventKind.CONSOLIDATED and dict(e.detail).get("scope") == "sleep")
+
+    embedder = CachingEmbedder(HashingEmbedder())
+    sleeper = EngramSystem(ENGRAM_SLEEP, embedder, ConservativeTokenCounter(), EngineConfig(), AT, nightly_sleep=True)
+    awake = EngramSystem(ENGRAM, embedder, ConservativeTokenCounter(), EngineConfig(), AT)
+    for system in (sleeper, awake):
+        for n in range(3):
+            system.add(Turn(f"t{n}", "s1", "Ana", f"We walked by the river, stop {n}.", AT + timedelta(minutes=n)))
+        system.add(Turn("t9", "s2", "Ana", "I adopted a cat.", AT + timedelta(days=60)))
+        system.recall("Which pet?", 256, AT + timedelta(days=60, hours=1))  # the same day: no second sleep
+        system.recall("Which pet?", 256, AT + timedelta(days=62))
+    assert sleeps(sleeper) == 2 and sleeps(awake) == 0
+    sleeper.close()
+    awake.close()
 
 
 def test_retrieval_locomo_shape_is_detected_and_evidence_normalised() -> None:

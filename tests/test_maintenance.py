@@ -166,3 +166,35 @@ def test_a_zero_recall_log_window_keeps_every_event(clock) -> None:  # noqa: ANN
     clock.advance(timedelta(days=400))
     engine.sleep()
     assert {e.id for e in old.events} <= {e.id for e in _recalled(engine)}
+
+
+def test_an_archived_memory_wakes_on_a_strong_cue_and_stays_archived(clock) -> None:  # noqa: ANN001
+    engine = chatty(clock)
+    clock.advance(timedelta(days=60))
+    engine.sleep()
+    archived = {m.id: m for m in engine.memories(status=["archived"], limit=1000)}
+    target = next(m for m in archived.values() if m.text == "day 1 small talk number 2 about the weather")
+    woken = engine.recall("day 1 small talk number 2 about the weather", 500)
+    assert target.id in [i.memory_id for i in woken.items]
+    after = engine.store.get_memory(target.id)
+    assert after.status is MemoryStatus.ARCHIVED and after.superseded_by == target.superseded_by  # its gist stays
+    assert after.access_count == target.access_count + 1
+    weak = engine.recall("tax forms", 500, reinforce=False)  # no strong cue: the archive stays asleep
+    assert not set(archived) & {i.memory_id for i in weak.items}
+
+
+def test_a_belief_changed_after_its_episode_was_archived_never_wakes_the_old_value(clock) -> None:  # noqa: ANN001
+    from engram_core.adapters.offline_llm import OfflineLLM
+
+    engine = make_engine(clock, OfflineLLM())
+    engine.observe("I live in Lisbon.", session_id="s1")
+    engine.observe("I had a long walk by the river.", session_id="s1")
+    clock.advance(timedelta(days=90))
+    engine.sleep()
+    lisbon = [m for m in engine.memories(status=["archived"], limit=100) if "Lisbon" in m.text]
+    assert lisbon, "the episode was archived"
+    engine.observe("I moved to Ponta Delgada.", session_id="s2")
+    assert all(engine.store.get_memory(m.id).status is MemoryStatus.SUPERSEDED for m in lisbon)
+    result = engine.recall("I live in Lisbon, the city where I live", 500, reinforce=False)
+    assert not {m.id for m in lisbon} & {i.memory_id for i in result.items}
+    assert "Ponta Delgada" in result.block

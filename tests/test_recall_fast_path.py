@@ -27,7 +27,7 @@ from conftest import START, make_engine
 PLAIN_FTS = (
     "SELECT m.id AS id, -bm25(memories_fts) AS score FROM memories_fts "
     "JOIN memories m ON m.rowid = memories_fts.rowid "
-    "WHERE memories_fts MATCH ? AND (m.status IN ('active', 'decayed') OR ?) ORDER BY bm25(memories_fts) LIMIT ?"
+    "WHERE memories_fts MATCH ? AND (m.status IN ('active', 'decayed', 'archived') OR ?) ORDER BY bm25(memories_fts) LIMIT ?"
 )
 ODD_TEXTS = [
     "I booked the books for the book club", "I booked the books for the book club",  # exact duplicates tie
@@ -58,8 +58,9 @@ def filled_store(path: str, count: int, seed: int) -> SqliteStore:
     texts = [synthetic_sentence(rng) for _ in range(count)] + ODD_TEXTS
     with store.transaction():
         for number, text in enumerate(texts):
-            draw = rng.random() if number < count else 1.0  # recallable: active or decayed; archived is not
-            status = MemoryStatus.DECAYED if draw < 0.2 else MemoryStatus.ARCHIVED if draw < 0.3 else MemoryStatus.ACTIVE
+            draw = rng.random() if number < count else 1.0  # recallable: active, decayed or archived
+            status = (MemoryStatus.DECAYED if draw < 0.2 else MemoryStatus.ARCHIVED if draw < 0.3
+                      else MemoryStatus.SUPERSEDED if draw < 0.4 else MemoryStatus.ACTIVE)
             store.insert_memory(memory(number, text, status))
     return store
 
@@ -97,7 +98,7 @@ def test_cached_lexical_search_follows_every_write(tmp_path) -> None:  # noqa: A
     first = store.get_memory("mem_00000")
     with store.transaction():
         store.update_memory(replace(first, text="a totally new text about the violin", status=MemoryStatus.ACTIVE))
-        store.update_memory(replace(store.get_memory("mem_00001"), status=MemoryStatus.ARCHIVED))
+        store.update_memory(replace(store.get_memory("mem_00001"), status=MemoryStatus.SUPERSEDED))
         store.delete_memory("mem_00002")
     assert_same_as_plain(store, asked, (400, 5))
     with pytest.raises(StoreError), store.transaction():

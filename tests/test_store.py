@@ -72,3 +72,33 @@ def test_concurrent_processes_do_not_corrupt_the_store(tmp_path: Path) -> None:
     store = SqliteStore(path)
     assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert len(store.messages()) == 100 and sum(store.count_memories().values()) == 100
+
+
+def test_migration_3_supersedes_archived_episodes_of_changed_beliefs_only(tmp_path: Path) -> None:
+    from datetime import datetime, timezone
+
+    from engram_core.adapters.clock import FixedClock
+    from engram_core.adapters.hashing import HashingEmbedder
+    from engram_core.adapters.offline_llm import OfflineLLM
+    from engram_core.adapters.tokens import ConservativeTokenCounter
+    from engram_core.engine import Engine
+
+    path = tmp_path / "v2.sqlite"
+    engine = Engine(SqliteStore(path), embedder=HashingEmbedder(), llm=OfflineLLM(), tokens=ConservativeTokenCounter(),
+                    clock=FixedClock(datetime(2026, 1, 5, 9, tzinfo=timezone.utc)))
+    engine.observe("I live in Lisbon.", session_id="s1")
+    engine.observe("I had a long walk by the river.", session_id="s1")
+    engine.observe("I moved to Ponta Delgada.", session_id="s2")
+    episodes = {m.text: m.id for m in engine.memories(status=["active", "superseded"], limit=100)
+                if m.kind.value == "episode"}
+    engine.close()
+    with sqlite3.connect(path) as conn:  # as a v2 store left them: archived before the belief changed
+        conn.execute("UPDATE memories SET status = 'archived' WHERE id IN (?, ?)",
+                     (episodes["I live in Lisbon."], episodes["I had a long walk by the river."]))
+        conn.execute("PRAGMA user_version = 2")
+    store = SqliteStore(path)
+    assert store.schema_version() == LATEST_SCHEMA
+    assert store.get_memory(episodes["I live in Lisbon."]).status.value == "superseded"
+    assert store.get_memory(episodes["I had a long walk by the river."]).status.value == "archived"
+    assert store.get_memory(episodes["I moved to Ponta Delgada."]).status.value == "active"
+    store.close()

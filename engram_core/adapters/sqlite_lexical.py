@@ -29,16 +29,17 @@ _WORD_SQL = "SELECT rowid, -bm25(memories_fts) AS term FROM memories_fts WHERE m
 _OR_SQL = (
     "SELECT m.id AS id, -bm25(memories_fts) AS score FROM memories_fts "
     "JOIN memories m ON m.rowid = memories_fts.rowid "
-    "WHERE memories_fts MATCH ? AND (m.status IN ('active', 'decayed') OR ?) ORDER BY bm25(memories_fts) LIMIT ?"
+    "WHERE memories_fts MATCH ? AND (m.status IN ('active', 'decayed', 'archived') OR ?) ORDER BY bm25(memories_fts) LIMIT ?"
 )
-_ROWS_SQL = "SELECT rowid, id, status IN ('active', 'decayed') AS active FROM memories ORDER BY rowid"
+_ROWS_SQL = "SELECT rowid, id, status IN ('active', 'decayed', 'archived') AS active FROM memories ORDER BY rowid"
 
 CacheKey = tuple[int, int]
 
 
 @dataclass(frozen=True, eq=False)
 class _Rows:
-    """Memory ids, existence and status by rowid (``active``: recallable, i.e. active or decayed, the cold tier)."""
+    """Memory ids, existence and status by rowid (``active``: recallable, i.e. active, or decayed or archived:
+    the cold tier)."""
 
     ids: np.ndarray  # object array of memory ids, None where no memory has the rowid
     exists: np.ndarray

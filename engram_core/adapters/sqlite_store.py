@@ -384,11 +384,11 @@ class SqliteStore:
         return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def active_with_beliefs(self) -> list[tuple[Memory, Belief | None]]:
-        """Every recallable memory (active, or decayed: the cold tier) with the current belief it renders."""
+        """Every recallable memory (active, or decayed or archived: the cold tier) with the current belief it renders."""
         sql = (
             "SELECT m.*, b.id AS b_id FROM memories m LEFT JOIN beliefs b "
             "ON b.id = m.belief_id AND b.valid_to IS NULL AND b.expired_at IS NULL "
-            "WHERE m.status IN ('active', 'decayed') ORDER BY m.rowid"
+            "WHERE m.status IN ('active', 'decayed', 'archived') ORDER BY m.rowid"
         )
         found = [(rows.memory_from_row(r), r["b_id"]) for r in self.conn.execute(sql)]
         beliefs = {b.id: b for b in self.current_beliefs()}

@@ -233,18 +233,23 @@ class EngramSystem:
     """Engram through its public API: observe each turn at its time, recall at the question's."""
 
     def __init__(self, name: str, embedder: Embedder, tokens: TokenCounter, config: EngineConfig,
-                 start: datetime, reinforce: bool = False) -> None:
+                 start: datetime, reinforce: bool = False, nightly_sleep: bool = False) -> None:
         self.name = name
         self.clock = FixedClock(start)
         self.engine = Engine(SqliteStore(":memory:"), embedder=embedder, llm=OfflineLLM(), tokens=tokens,
                              clock=self.clock, config=config)
         self.reinforce = reinforce
+        self.nightly_sleep, self.slept_on = nightly_sleep, start.date()
         self.turn_of_message: dict[str, str] = {}
 
     def advance_to(self, moment: datetime) -> None:
-        """The engine's clock only moves forward."""
+        """The engine's clock only moves forward; with ``nightly_sleep``, the first moment of a
+        new day runs the sleep cycle first, as the timed consolidation would have overnight."""
         if moment > self.clock.now():
             self.clock.set(moment)
+        if self.nightly_sleep and moment.date() > self.slept_on:
+            self.engine.sleep()
+            self.slept_on = moment.date()
 
     def add(self, turn: Turn) -> None:
         self.advance_to(turn.at)
@@ -271,18 +276,22 @@ class EngramSystem:
 
 ENGRAM = "B3 Engram"
 ENGRAM_NO_FORGETTING = "B3 Engram, no forgetting"
+ENGRAM_SLEEP = "B3 Engram, nightly sleep"
 
 
 def all_systems(embedder: Embedder, start: datetime, config: EngineConfig | None = None,
-                reinforce: bool = False) -> list[System]:
-    """A fresh set of every system, sharing one embedder and one token counter."""
+                reinforce: bool = False, nightly_sleep: bool = False) -> list[System]:
+    """A fresh set of every system, sharing one embedder and one token counter; with
+    ``nightly_sleep``, also Engram running its sleep cycle once a day."""
     tokens = ConservativeTokenCounter()
     config = config or EngineConfig()
     full_from = config.full_block_from_tokens
+    sleeper = [EngramSystem(ENGRAM_SLEEP, embedder, tokens, config, start, reinforce, nightly_sleep=True)]
     return [
         NoMemory(), FullHistory(tokens, full_from), CosineTopK(tokens, embedder, full_from),
         LexicalTopK(tokens, full_from),
         EngramSystem(ENGRAM, embedder, tokens, config, start, reinforce),
         EngramSystem(ENGRAM_NO_FORGETTING, embedder, tokens, config.model_copy(update={"forgetting": False}),
                      start, reinforce),
+        *(sleeper if nightly_sleep else []),
     ]

@@ -67,10 +67,12 @@ def _ask(systems: list[System], conv: data.ConversationIn, budgets: tuple[int, .
     return outcomes
 
 
-def run_conversation(conv: data.ConversationIn, budgets: tuple[int, ...], embedder: CachingEmbedder) -> list[Outcome]:
+def run_conversation(conv: data.ConversationIn, budgets: tuple[int, ...], embedder: CachingEmbedder,
+                     nightly_sleep: bool = False) -> list[Outcome]:
     turns = conversation_turns(conv)
     embedder.warm([t.line_text for t in turns] + [q.text for q in conv.questions], f"{conv.id} embed")
-    systems = all_systems(embedder, turns[0].at if turns else data.utc(conv.sessions[0].at))
+    systems = all_systems(embedder, turns[0].at if turns else data.utc(conv.sessions[0].at),
+                          nightly_sleep=nightly_sleep)
     try:
         _ingest(systems, turns, conv.id)
         return _ask(systems, conv, budgets)
@@ -164,10 +166,13 @@ def select(dataset: data.Dataset, skip: int, limit: int | None) -> list[data.Con
 @click.option("--conversations", "limit", type=click.IntRange(min=1), help="Only the first N conversations.")
 @click.option("--skip", default=0, show_default=True, type=click.IntRange(min=0),
               help="Leave out the first N conversations (with --conversations: a held-out split).")
+@click.option("--sleep", "nightly_sleep", is_flag=True,
+              help="Also run Engram with its sleep cycle once a day (B3 Engram, nightly sleep), as a deployment "
+                   "with timed consolidation does.")
 @output_options
 @handle_errors
-def command(data_path: Path, budgets: str, limit: int | None, skip: int, json_path: Path | None,
-            plot_dir: Path | None) -> None:
+def command(data_path: Path, budgets: str, limit: int | None, skip: int, nightly_sleep: bool,
+            json_path: Path | None, plot_dir: Path | None) -> None:
     """Evidence recall of every system under token budgets, on conversations with questions."""
     require_plotting(plot_dir)
     chosen_budgets = parse_budgets(budgets)
@@ -176,8 +181,9 @@ def command(data_path: Path, budgets: str, limit: int | None, skip: int, json_pa
     embedder = bench_embedder(current_embedder_name())
     started, outcomes = time.perf_counter(), []
     for conv in chosen:
-        outcomes += run_conversation(conv, chosen_budgets, embedder)
+        outcomes += run_conversation(conv, chosen_budgets, embedder, nightly_sleep)
     settings = {"data": dataset.name, "conversations": ",".join(c.id for c in chosen), "embedder": embedder.model_id,
+                "nightly_sleep": nightly_sleep,
                 "questions": sum(1 for c in chosen for q in c.questions if q.evidence)}
     report = build_report(outcomes, dataset, chosen_budgets, settings)
     skipped = sum(1 for c in chosen for q in c.questions if not q.evidence)
