@@ -116,11 +116,12 @@ def adjudicate(rt: Runtime, draft: FactDraft, vector: np.ndarray) -> tuple[dict[
 
 def _supersede_episodes(rt: Runtime, old: Belief, successor: Memory, message: Message, now: datetime,
                         path: str, log: WriteLog) -> None:
-    """Raw episodes that asserted the old value stop surfacing as current."""
+    """Raw episodes that asserted the old value stop surfacing as current, and so do gists that
+    summarised one of them (a gist is never rewritten; its other originals stay in the cold tier)."""
     if old.source_message_id is None or old.source_message_id == message.id:
         return
     for episode in rt.store.memories_from_message(old.source_message_id):
-        if episode.kind is MemoryKind.EPISODE and episode.status in RECALLABLE:
+        if episode.kind in (MemoryKind.EPISODE, MemoryKind.GIST) and episode.status in RECALLABLE:
             set_status(rt, episode, MemoryStatus.SUPERSEDED, now, successor.id)
             log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=episode.id, belief_id=old.id,
                                        message_id=message.id, successor=successor.id, path=path,

@@ -175,6 +175,14 @@ def test_supersession_smoke(tmp_path: Path) -> None:
     assert {c["system"] for c in data["results"]["ledger"]} == {ENGRAM, ENGRAM_NO_FORGETTING}
 
 
+def test_supersession_with_sleep_reports_the_sleeping_engram(tmp_path: Path) -> None:
+    report = tmp_path / "s.json"
+    ok(bench("supersession", "--personas", "2", "--budgets", "256", "--sleep", "--json", str(report)))
+    data = json.loads(report.read_text())
+    assert sorted(data["results"]["staleness"]) == sorted([*SYSTEMS, ENGRAM_SLEEP])
+    assert {c["system"] for c in data["results"]["ledger"]} == {ENGRAM, ENGRAM_NO_FORGETTING, ENGRAM_SLEEP}
+
+
 # -- scenario ------------------------------------------------------------------------------
 
 def test_shipped_scenarios_run(tmp_path: Path) -> None:

@@ -95,10 +95,19 @@ def test_migration_3_supersedes_archived_episodes_of_changed_beliefs_only(tmp_pa
     with sqlite3.connect(path) as conn:  # as a v2 store left them: archived before the belief changed
         conn.execute("UPDATE memories SET status = 'archived' WHERE id IN (?, ?)",
                      (episodes["I live in Lisbon."], episodes["I had a long walk by the river."]))
+        for name, message in (("gist_lisbon", episodes["I live in Lisbon."]),  # a gist that said Lisbon
+                              ("gist_walk", episodes["I had a long walk by the river."])):
+            conn.execute("INSERT INTO memories (id, kind, text, importance, stability_hours, created_at, "
+                         "last_accessed_at, status) SELECT ?, 'gist', 'Gist: ' || text, importance, 168, created_at, "
+                         "last_accessed_at, 'active' FROM memories WHERE id = ?", (name, message))
+            conn.execute("INSERT INTO memory_sources (memory_id, message_id) SELECT ?, message_id FROM memory_sources "
+                         "WHERE memory_id = ?", (name, message))
         conn.execute("PRAGMA user_version = 2")
     store = SqliteStore(path)
     assert store.schema_version() == LATEST_SCHEMA
     assert store.get_memory(episodes["I live in Lisbon."]).status.value == "superseded"
+    assert store.get_memory("gist_lisbon").status.value == "superseded"
     assert store.get_memory(episodes["I had a long walk by the river."]).status.value == "archived"
+    assert store.get_memory("gist_walk").status.value == "active"
     assert store.get_memory(episodes["I moved to Ponta Delgada."]).status.value == "active"
     store.close()

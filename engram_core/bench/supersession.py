@@ -81,10 +81,10 @@ def check_ledger(system: EngramSystem, persona: Persona) -> LedgerCheck:
     return LedgerCheck(system.name, len(true_values), falsely, len(replaced), missed)
 
 
-def run_persona(persona: Persona, budgets: tuple[int, ...],
-                embedder: CachingEmbedder) -> tuple[list[ProbeOutcome], list[LedgerCheck]]:
+def run_persona(persona: Persona, budgets: tuple[int, ...], embedder: CachingEmbedder,
+                nightly_sleep: bool = False) -> tuple[list[ProbeOutcome], list[LedgerCheck]]:
     turns = _turns(persona)
-    systems = all_systems(embedder, turns[0].at)
+    systems = all_systems(embedder, turns[0].at, nightly_sleep=nightly_sleep)
     try:
         for turn in turns:
             for system in systems:
@@ -158,9 +158,12 @@ def build_report(outcomes: list[ProbeOutcome], checks: list[LedgerCheck], budget
               help="How many synthetic personas (five probes each).")
 @click.option("--seed", default=7, show_default=True, type=int, help="Seed of the persona generator.")
 @click.option("--budgets", default=DEFAULT_BUDGETS, show_default=True, help="Token budgets, comma-separated.")
+@click.option("--sleep", "nightly_sleep", is_flag=True,
+              help="Also run Engram with its sleep cycle once a day (B3 Engram, nightly sleep).")
 @output_options
 @handle_errors
-def command(count: int, seed: int, budgets: str, json_path: Path | None, plot_dir: Path | None) -> None:
+def command(count: int, seed: int, budgets: str, nightly_sleep: bool, json_path: Path | None,
+            plot_dir: Path | None) -> None:
     """Current vs superseded values in context, for every system, under tiny budgets."""
     require_plotting(plot_dir)
     chosen_budgets = parse_budgets(budgets)
@@ -169,12 +172,13 @@ def command(count: int, seed: int, budgets: str, json_path: Path | None, plot_di
     embedder.warm([line.text for p in personas for line in p.lines] + [q.query for p in personas for q in p.probes])
     started, outcomes, checks = time.perf_counter(), [], []
     for persona in progress(personas, "personas", unit="persona"):
-        found, ledger = run_persona(persona, chosen_budgets, embedder)
+        found, ledger = run_persona(persona, chosen_budgets, embedder, nightly_sleep)
         outcomes += found
         checks += ledger
     probes = sum(len(p.probes) for p in personas)
     changed = sum(1 for p in personas for q in p.probes if q.superseded)
-    settings = {"personas": count, "seed": seed, "probes": probes, "changed": changed, "embedder": embedder.model_id}
+    settings = {"personas": count, "seed": seed, "probes": probes, "changed": changed, "embedder": embedder.model_id,
+                "nightly_sleep": nightly_sleep}
     report = build_report(outcomes, checks, chosen_budgets, settings)
     report.notes.append(f"wall time {time.perf_counter() - started:.1f} s")
     emit(report, json_path, plot_dir)
