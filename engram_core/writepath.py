@@ -120,10 +120,10 @@ def _supersede_episodes(rt: Runtime, old: Belief, successor: Memory, message: Me
     summarised one of them (a gist is never rewritten; its other originals stay in the cold tier)."""
     if old.source_message_id is None or old.source_message_id == message.id:
         return
-    for episode in rt.store.memories_from_message(old.source_message_id):
-        if episode.kind in (MemoryKind.EPISODE, MemoryKind.GIST) and episode.status in RECALLABLE:
-            set_status(rt, episode, MemoryStatus.SUPERSEDED, now, successor.id)
-            log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=episode.id, belief_id=old.id,
+    for memory in rt.store.memories_from_message(old.source_message_id):
+        if memory.kind in (MemoryKind.EPISODE, MemoryKind.GIST) and memory.status in RECALLABLE:
+            set_status(rt, memory, MemoryStatus.SUPERSEDED, now, successor.id)
+            log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=memory.id, belief_id=old.id,
                                        message_id=message.id, successor=successor.id, path=path,
                                        reason="asserted superseded belief"))
 

@@ -106,25 +106,24 @@ def _story(clock):  # noqa: ANN001, ANN202
     return engine
 
 
-def test_a_sixteen_token_recall_holds_the_answer(clock) -> None:  # noqa: ANN001
+def _story_recalls(clock, *asks: tuple[str, int]) -> list:  # noqa: ANN001
+    """Each (query, budget) asked of the story, without reinforcement; the engine closed after."""
     engine = _story(clock)
     try:
-        home = engine.recall("Where do I live?", 16, reinforce=False)
-        project = engine.recall("What is my project called?", 16, reinforce=False)
+        return [engine.recall(query, budget, reinforce=False) for query, budget in asks]
     finally:
         engine.close()
+
+
+def test_a_sixteen_token_recall_holds_the_answer(clock) -> None:  # noqa: ANN001
+    home, project = _story_recalls(clock, ("Where do I live?", 16), ("What is my project called?", 16))
     assert home.block == "<mem>lives in: Coimbra</mem>"
     assert project.block == "<mem>project: HERON</mem>"
     assert home.tokens_used == counter.count(home.block) <= 16
 
 
 def test_small_budgets_lead_with_the_belief_the_query_names(clock) -> None:  # noqa: ANN001
-    engine = _story(clock)
-    try:
-        compact = engine.recall("Where do I live?", 40, reinforce=False)
-        full = engine.recall("Where do I live?", 400, reinforce=False)
-    finally:
-        engine.close()
+    compact, full = _story_recalls(clock, ("Where do I live?", 40), ("Where do I live?", 400))
     assert compact.items[0].text == "The user lives in Coimbra."
     assert compact.block.startswith("<mem>lives in: Coimbra\n")
     assert full.block.startswith(BLOCK_OPEN) and "- [fact " in full.block

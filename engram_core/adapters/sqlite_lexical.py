@@ -24,14 +24,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engram_core.retention import RECALLABLE
+
 _MAX_WORDS = 2048  # cached words; the least recently used go first
+RECALLABLE_SQL = "(" + ", ".join(f"'{status.value}'" for status in RECALLABLE) + ")"  # the statuses recall reads
 _WORD_SQL = "SELECT rowid, -bm25(memories_fts) AS term FROM memories_fts WHERE memories_fts MATCH ?"
 _OR_SQL = (
     "SELECT m.id AS id, -bm25(memories_fts) AS score FROM memories_fts "
     "JOIN memories m ON m.rowid = memories_fts.rowid "
-    "WHERE memories_fts MATCH ? AND (m.status IN ('active', 'decayed', 'archived') OR ?) ORDER BY bm25(memories_fts) LIMIT ?"
+    f"WHERE memories_fts MATCH ? AND (m.status IN {RECALLABLE_SQL} OR ?) ORDER BY bm25(memories_fts) LIMIT ?"
 )
-_ROWS_SQL = "SELECT rowid, id, status IN ('active', 'decayed', 'archived') AS active FROM memories ORDER BY rowid"
+_ROWS_SQL = f"SELECT rowid, id, status IN {RECALLABLE_SQL} AS active FROM memories ORDER BY rowid"
 
 CacheKey = tuple[int, int]
 

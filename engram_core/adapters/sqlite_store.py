@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from engram_core.adapters import sqlite_rows as rows
-from engram_core.adapters.sqlite_lexical import CacheKey, LexicalCache, fts_search
+from engram_core.adapters.sqlite_lexical import RECALLABLE_SQL, CacheKey, LexicalCache, fts_search
 from engram_core.errors import SchemaTooNewError, StoreError
 from engram_core.model import AccessState, Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
 from engram_core.timeutil import to_storage
@@ -388,7 +388,7 @@ class SqliteStore:
         sql = (
             "SELECT m.*, b.id AS b_id FROM memories m LEFT JOIN beliefs b "
             "ON b.id = m.belief_id AND b.valid_to IS NULL AND b.expired_at IS NULL "
-            "WHERE m.status IN ('active', 'decayed', 'archived') ORDER BY m.rowid"
+            f"WHERE m.status IN {RECALLABLE_SQL} ORDER BY m.rowid"
         )
         found = [(rows.memory_from_row(r), r["b_id"]) for r in self.conn.execute(sql)]
         beliefs = {b.id: b for b in self.current_beliefs()}

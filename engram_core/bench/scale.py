@@ -153,7 +153,8 @@ def measure(count: int, dim: int, queries: int, seed: int, warmup: int = 0) -> S
     finally:
         engine.close()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    return ScalePoint(count, dim, fill_s, first, warmup, percentile(warming, 95), percentile(recall, 50), percentile(recall, 95),
+    return ScalePoint(count, dim, fill_s, first, warmup, percentile(warming, 95),
+                      percentile(recall, 50), percentile(recall, 95),
                       percentile(cpu, 50), percentile(cpu, 95), floor,
                       percentile(observe, 50), percentile(observe, 95), peak)
 
@@ -169,11 +170,12 @@ def _sizes(text: str, field: str) -> tuple[int, ...]:
 
 
 def build_report(points: list[ScalePoint], settings: dict) -> Report:
-    columns = ("memories", "dim", "first recall ms", "warm-up p95 ms", "recall p50 ms", "recall p95 ms", "recall CPU p50 ms",
-               "recall CPU p95 ms", "numpy floor ms", "p95 / floor", "observe p50 ms", "observe p95 ms", "peak RSS MB")
-    rows = tuple((p.memories, p.dim, p.first_recall_ms, p.warmup_p95_ms, p.recall_p50_ms, p.recall_p95_ms, p.recall_cpu_p50_ms,
-                  p.recall_cpu_p95_ms, p.floor_p50_ms, p.floor_ratio, p.observe_p50_ms, p.observe_p95_ms,
-                  p.peak_rss_mb) for p in points)
+    columns = ("memories", "dim", "first recall ms", "warm-up p95 ms", "recall p50 ms", "recall p95 ms",
+               "recall CPU p50 ms", "recall CPU p95 ms", "numpy floor ms", "p95 / floor", "observe p50 ms",
+               "observe p95 ms", "peak RSS MB")
+    rows = tuple((p.memories, p.dim, p.first_recall_ms, p.warmup_p95_ms, p.recall_p50_ms, p.recall_p95_ms,
+                  p.recall_cpu_p50_ms, p.recall_cpu_p95_ms, p.floor_p50_ms, p.floor_ratio, p.observe_p50_ms,
+                  p.observe_p95_ms, p.peak_rss_mb) for p in points)
     report = Report("scale", settings, [Table("Latency by store size (budget 1,024 tokens)", columns, rows)])
     series = []
     for dim in dict.fromkeys(p.dim for p in points):
@@ -210,6 +212,7 @@ def command(sizes: str, dims: str, queries: int, warmup: int, seed: int, json_pa
     chosen_sizes, chosen_dims = sorted(_sizes(sizes, "sizes")), _sizes(dims, "dims")
     with threadpool_limits(limits=1, user_api="blas"):  # as `engram serve` and `engram mcp` run recall; floor alike
         points = [measure(n, d, queries, seed, warmup) for d in chosen_dims for n in chosen_sizes]
-    settings = {"sizes": sizes, "dims": dims, "queries": queries, "warmup": warmup, "seed": seed, "embedder": "hashing (per dim)",
+    settings = {"sizes": sizes, "dims": dims, "queries": queries, "warmup": warmup, "seed": seed,
+                "embedder": "hashing (per dim)",
                 "blas_threads": 1}
     emit(build_report(points, settings), json_path, plot_dir)
