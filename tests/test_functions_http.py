@@ -214,8 +214,8 @@ def test_consolidate_sleep_and_dream_propose_then_apply_only_valid_ids(server) -
 
 
 def test_lifecycle_hooks_are_cheap_and_the_server_keeps_serving(server) -> None:  # noqa: ANN001
-    assert server.call("POST", "/initialize").json()["status"] == "ok"
-    assert server.call("GET", "/pre-stop").json()["status"] == "ok"
+    assert server.call("POST", "/initialize", ADMIN_KEY).json()["status"] == "ok"
+    assert server.call("GET", "/pre-stop", ADMIN_KEY).json()["status"] == "ok"
     assert server.call("GET", "/stats", TENANT_KEYS["alice"]).status_code == 200
 
 
