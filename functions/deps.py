@@ -22,9 +22,11 @@ def service_of(request: Request) -> Service:
     return request.app.state.service
 
 
-def tenant_of(request: Request,
-              credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(api_key_scheme)]) -> str:
-    """The tenant named by the API key. The same answer for a missing key and a wrong one."""
+async def tenant_of(request: Request,
+                    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(api_key_scheme)]) -> str:
+    """The tenant named by the API key. The same answer for a missing key and a wrong one.
+
+    It runs in the request's own context (async), so the credentials it scopes reach the handler."""
     service = service_of(request)
     tenant = service.keys.tenant_for(credentials.credentials if credentials else None)
     if tenant is None:
@@ -33,7 +35,7 @@ def tenant_of(request: Request,
     return tenant
 
 
-def limited_tenant_of(request: Request, tenant: Annotated[str, Depends(tenant_of)]) -> str:
+async def limited_tenant_of(request: Request, tenant: Annotated[str, Depends(tenant_of)]) -> str:
     """For endpoints that call a model: one token of the tenant's bucket, or 429."""
     wait = service_of(request).limiter.take(tenant)
     if wait is not None:

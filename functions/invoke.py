@@ -101,13 +101,20 @@ def _check_job(service: Service, header_key: str | None, job: SleepJob) -> None:
         raise AuthError("missing or invalid admin credential or job signature")
 
 
+def _authenticated(service: Service, headers: Mapping[str, str]) -> Mapping[str, str]:
+    """Only once the caller is authenticated: the platform's credentials for this request alone (FC)."""
+    service.use_request_credentials(headers)
+    return service.platform_headers(headers)
+
+
 def _handle(service: Service, event: TimerEvent | SleepJob, header_key: str | None, headers: Mapping[str, str]) -> dict:
     if isinstance(event, SleepJob):
         _check_job(service, header_key, event)
+        _authenticated(service, headers)
         return run_sleep_job(service, event)
     payload = _timer_payload(event)
     _check_admin(service, header_key, payload.admin_key)
-    return fan_out(service, event.triggerTime, headers).view()
+    return fan_out(service, event.triggerTime, _authenticated(service, headers)).view()
 
 
 @router.post("/invoke", response_model=FanoutOut | SleepJobOut, responses=errors(401, 404, 413, 422, 503),
@@ -121,7 +128,6 @@ async def invoke(request: Request, service: ServiceDep,
     header_key = credentials.credentials if credentials else None
     try:
         event = _parse_event(await request.body())
-        service.use_request_credentials(request.headers)
         body = await run_in_threadpool(_handle, service, event, header_key, request.headers)
     except EngramError as exc:
         status = status_of(exc)

@@ -7,6 +7,7 @@ import time
 import uuid
 from contextvars import ContextVar
 
+from engram_core.tenancy_snapshots import reset_request_credentials, scope_request_credentials
 from functions.errors import BodyTooLargeError, error_response
 
 request_id_var: ContextVar[str] = ContextVar("request_id", default="-")
@@ -52,6 +53,7 @@ class RequestContext:
             return
         request_id = _header(scope, b"x-fc-request-id") or uuid.uuid4().hex
         token = request_id_var.set(request_id)
+        credentials = scope_request_credentials(None)  # none until authentication scopes the request's own
         started, status = time.perf_counter(), [0]
 
         async def send_with_id(message: dict) -> None:
@@ -65,6 +67,7 @@ class RequestContext:
         finally:
             log.info("%s %s %s %.1fms", scope["method"], scope["path"], status[0],
                      (time.perf_counter() - started) * 1000)
+            reset_request_credentials(credentials)
             request_id_var.reset(token)
 
 

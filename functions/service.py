@@ -13,7 +13,7 @@ from engram_core.ports import Clock
 from functions import idempotency
 from engram_core.credentials import KeyRing, parse_key_entries
 from functions.ratelimit import RateLimiter
-from functions.settings import FanoutMode, ServiceSettings
+from functions.settings import FanoutMode, Platform, ServiceSettings
 
 if TYPE_CHECKING:
     from engram_core.engine import Engine
@@ -60,11 +60,16 @@ class Service:
                 self._invoker = LocalInvoker(self.settings.local_url or self.self_url or "http://127.0.0.1:9000")
             return self._invoker
 
+    def platform_headers(self, headers: Mapping[str, str]) -> Mapping[str, str]:
+        """The request's headers where the platform vouches for its x-fc-* ones (FC), else none at all."""
+        return headers if self.settings.platform is Platform.FC else {}
+
     def use_request_credentials(self, headers: Mapping[str, str]) -> None:
-        """Stores that talk to the cloud (snapshot storage) move onto the credentials FC sent with the request."""
-        refresh = getattr(self.stores, "use_request_credentials", None)
-        if refresh is not None:
-            refresh(headers)
+        """On FC, after authentication: this request's storage calls (and only its own) use the STS
+        credentials the platform sent with it. Anywhere else x-fc-* headers are the client's: ignored."""
+        scope = getattr(self.stores, "use_request_credentials", None)
+        if scope is not None and self.settings.platform is Platform.FC:
+            scope(headers)
 
     def flush(self) -> None:
         """Finish queued jobs and close warm stores (pre-stop); both reopen on the next request."""
