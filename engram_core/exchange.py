@@ -175,6 +175,8 @@ def _parse_line(number: int, line: str) -> dict:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         raise ImportFormatError(f"line {number}: not JSON ({exc.msg})", field=f"line {number}") from exc
+    except RecursionError as exc:  # no record nests deeper than a few levels
+        raise ImportFormatError(f"line {number}: JSON nested too deeply", field=f"line {number}") from exc
     if not isinstance(data, dict):
         raise ImportFormatError(f"line {number}: expected a JSON object", field=f"line {number}")
     return data

@@ -33,6 +33,8 @@ from functions.service import Service
 
 router = APIRouter(tags=["jobs"])
 MAX_EVENT_BYTES = 128 * 1024  # FC's async payload limit; timer events are far smaller
+# What a caller without the admin header may send: a signed sleep job or a timer event (16 KB payload at most).
+UNSIGNED_EVENT_BYTES = 20 * 1024
 
 
 class TimerEvent(BaseModel):
@@ -60,8 +62,21 @@ def _parse_event(raw: bytes) -> TimerEvent | SleepJob:
         if isinstance(data, dict) and "triggerTime" in data:
             return TimerEvent.model_validate(data)
         return SleepJob.model_validate(data)
-    except (json.JSONDecodeError, UnicodeDecodeError, PydanticError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, PydanticError, RecursionError) as exc:
         raise ValidationError("body must be a timer event or a sleep job (JSON)", field="body") from exc
+
+
+async def _read_event(request: Request, service: Service, header_key: str | None) -> bytes:
+    """The body, read only as far as the caller may send: an unauthenticated body is never read whole."""
+    limit = MAX_EVENT_BYTES if service.keys.is_admin(header_key) else UNSIGNED_EVENT_BYTES
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            if limit == UNSIGNED_EVENT_BYTES:
+                raise AuthError("missing or invalid admin credential")
+            raise ValidationError("event is larger than 128 KB", field="body")
+    return bytes(body)
 
 
 def _timer_payload(event: TimerEvent) -> TimerPayload:
@@ -127,7 +142,7 @@ async def invoke(request: Request, service: ServiceDep,
     """A timer event fans out one sleep job per due tenant; a sleep job runs one tenant's sleep cycle."""
     header_key = credentials.credentials if credentials else None
     try:
-        event = _parse_event(await request.body())
+        event = _parse_event(await _read_event(request, service, header_key))
         body = await run_in_threadpool(_handle, service, event, header_key, request.headers)
     except EngramError as exc:
         status = status_of(exc)

@@ -7,6 +7,8 @@ import time
 import uuid
 from contextvars import ContextVar
 
+from starlette.exceptions import HTTPException
+
 from engram_core.tenancy_snapshots import reset_request_credentials, scope_request_credentials
 from functions.errors import BodyTooLargeError, error_response
 
@@ -42,7 +44,11 @@ def _header(scope: dict, name: bytes) -> str | None:
 
 
 class RequestContext:
-    """Sets the request id, echoes it as x-request-id, and logs one line per request."""
+    """Sets the request id, echoes it as x-request-id, and logs one line per request.
+
+    It wraps the whole app, Starlette's error middleware included: a 500 carries its id too, and once
+    that 500 is sent (its traceback logged by the error handler) the error goes no further, so the
+    server does not log it a second time."""
 
     def __init__(self, app) -> None:  # noqa: ANN001 - ASGI app
         self.app = app
@@ -64,6 +70,9 @@ class RequestContext:
 
         try:
             await self.app(scope, receive, send_with_id)
+        except Exception:
+            if not status[0]:
+                raise  # nothing was answered: let the server close the connection
         finally:
             log.info("%s %s %s %.1fms", scope["method"], scope["path"], status[0],
                      (time.perf_counter() - started) * 1000)
@@ -93,8 +102,8 @@ class BodyLimit:
         async def counting_receive() -> dict:
             message = await receive()
             seen[0] += len(message.get("body", b""))
-            if seen[0] > self.max_bytes:
-                raise BodyTooLargeError(f"request body is larger than {self.max_bytes} bytes")
+            if seen[0] > self.max_bytes:  # an HTTPException: FastAPI's body parser passes it on as it is
+                raise HTTPException(413, f"request body is larger than {self.max_bytes} bytes")
             return message
 
         await self.app(scope, counting_receive, send)
