@@ -35,11 +35,23 @@ async def tenant_of(request: Request,
     return tenant
 
 
-async def limited_tenant_of(request: Request, tenant: Annotated[str, Depends(tenant_of)]) -> str:
-    """For endpoints that call a model: one token of the tenant's bucket, or 429."""
-    wait = service_of(request).limiter.take(tenant)
+def _spend_token(service: Service, tenant: str) -> None:
+    wait = service.limiter.take(tenant)
     if wait is not None:
         raise RateLimitedError(wait)
+
+
+async def limited_tenant_of(request: Request, tenant: Annotated[str, Depends(tenant_of)]) -> str:
+    """For endpoints that call a model: one token of the tenant's bucket, or 429."""
+    _spend_token(service_of(request), tenant)
+    return tenant
+
+
+async def recall_tenant_of(request: Request, tenant: Annotated[str, Depends(tenant_of)]) -> str:
+    """A recall embeds its query: it spends a token when that is a hosted model's call, and none locally."""
+    service = service_of(request)
+    if service.hosted_embedder:
+        _spend_token(service, tenant)
     return tenant
 
 
@@ -70,4 +82,5 @@ def shape(outcome: WriteOutcome, response: Response) -> object:
 ServiceDep = Annotated[Service, Depends(service_of)]
 TenantDep = Annotated[str, Depends(tenant_of)]
 LimitedTenantDep = Annotated[str, Depends(limited_tenant_of)]
+RecallTenantDep = Annotated[str, Depends(recall_tenant_of)]
 ReplayDep = Annotated[ReplayKey | None, Depends(replay_key_of)]

@@ -25,6 +25,7 @@ def errors(*statuses: int) -> dict[int | str, dict]:
 
 
 READ_ERRORS = errors(400, 401, 404, 409, 413, 422, 503)
+LIMITED_READ_ERRORS = errors(400, 401, 404, 409, 413, 422, 429, 503)
 WRITE_ERRORS = errors(400, 401, 404, 409, 413, 422, 503)
 LIMITED_WRITE_ERRORS = errors(400, 401, 404, 409, 413, 422, 429, 503)
 PUBLIC_ERRORS = errors(413)

@@ -46,6 +46,7 @@ class Service:
     limiter: RateLimiter
     clock: Clock = field(default_factory=lambda: SystemClock())
     self_url: str | None = None  # where this server listens, for local jobs
+    hosted_embedder: bool = False  # each recall then calls a model: it is rate limited like the model routes
     _invoker: Invoker | None = field(default=None, repr=False)
     _invoker_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -128,6 +129,7 @@ def load_key_ring(settings: ServiceSettings, extra_keys: list | None = None) -> 
 
 def build_service(settings: ServiceSettings, *, extra_keys: list | None = None,
                   stores: TenantStores | None = None) -> Service:
+    from engram_core.providers import embedder_is_hosted
     from engram_core.tenancy import open_tenant_stores
 
     return Service(
@@ -135,4 +137,5 @@ def build_service(settings: ServiceSettings, *, extra_keys: list | None = None,
         stores=stores or open_tenant_stores(settings.tenant_root(), open_engine_for(settings)),
         keys=load_key_ring(settings, extra_keys),
         limiter=RateLimiter(settings.rate_per_minute, settings.rate_burst),
+        hosted_embedder=embedder_is_hosted(settings.embedder),
     )

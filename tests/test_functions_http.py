@@ -230,5 +230,5 @@ def test_body_limit_and_rate_limit(tmp_path) -> None:  # noqa: ANN001
         assert limited.status_code == 429 and _error(limited)["code"] == "rate_limited"
         assert int(limited.headers["retry-after"]) >= 1
         assert alice("POST", "/sleep").status_code == 429
-        assert alice("POST", "/recall", json={"query": "hello"}).status_code == 200  # recall calls no LLM
+        assert alice("POST", "/recall", json={"query": "hello"}).status_code == 200  # a local embedder: no model
         assert bob("POST", "/chat", json={"message": "hello"}).status_code == 200  # per tenant
