@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import datetime, timedelta, timezone
 
@@ -59,6 +60,17 @@ def check_in_range(moment: datetime, field: str) -> datetime:
         raise ValidationError(f"{field}: {moment.isoformat()} is outside the supported range "
                               f"{EARLIEST.date().isoformat()} to {LATEST.date().isoformat()} (UTC)", field=field)
     return moment
+
+
+def stored_offset(text: str | None) -> timedelta:
+    """A store's clock offset: never negative and never past MAX_DURATION, whatever the meta value says."""
+    try:
+        seconds = float(text or 0)
+    except ValueError:
+        seconds = 0.0
+    if not math.isfinite(seconds):
+        seconds = 0.0 if math.isnan(seconds) or seconds < 0 else MAX_DURATION.total_seconds()
+    return timedelta(seconds=min(max(seconds, 0.0), MAX_DURATION.total_seconds()))
 
 
 def parse_duration(value: str, field: str = "duration") -> timedelta:

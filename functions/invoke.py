@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import timezone
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
@@ -23,6 +24,7 @@ from pydantic import ValidationError as PydanticError
 
 from engram_core.errors import EngramError, NotFoundError, ValidationError
 from engram_core.tenancy import check_tenant_id
+from engram_core.timeutil import check_in_range
 from functions import schedule
 from functions.deps import ServiceDep, admin_key_scheme
 from functions.errors import AuthError, error_response, status_of
@@ -79,6 +81,16 @@ async def _read_event(request: Request, service: Service, header_key: str | None
     return bytes(body)
 
 
+def _check_trigger_time(event: TimerEvent | SleepJob) -> None:
+    """A trigger time is stored and compared like any timestamp: it must lie in the supported range."""
+    moment, field = (event.triggerTime, "triggerTime") if isinstance(event, TimerEvent) else (event.trigger_time,
+                                                                                             "trigger_time")
+    try:
+        check_in_range(moment.astimezone(timezone.utc), field)
+    except OverflowError as exc:
+        raise ValidationError(f"{field}: out of the representable range", field=field) from exc
+
+
 def _timer_payload(event: TimerEvent) -> TimerPayload:
     try:
         return TimerPayload.model_validate_json(event.payload) if event.payload else TimerPayload()
@@ -123,6 +135,7 @@ def _authenticated(service: Service, headers: Mapping[str, str]) -> Mapping[str,
 
 
 def _handle(service: Service, event: TimerEvent | SleepJob, header_key: str | None, headers: Mapping[str, str]) -> dict:
+    _check_trigger_time(event)
     if isinstance(event, SleepJob):
         _check_job(service, header_key, event)
         _authenticated(service, headers)

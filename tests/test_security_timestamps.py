@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from functions_support import ADMIN_KEY
 from security_support import api_client, bearer
 
 # The range is UTC: 1000-01-01T00:00:00Z to 8999-12-31T23:59:59.999999Z.
@@ -56,6 +57,19 @@ def test_a_date_outside_the_range_is_a_422_and_writes_nothing(client, when: str)
         assert response.status_code == 422 and response.json()["error"]["field"] == field
     assert client.post("/recall", json={"query": "Rome", "as_of": when}, headers=bearer("alice")).status_code == 422
     assert client.get("/export", headers=bearer("alice")).text == before
+    _all_routes_answer(client)
+
+
+@pytest.mark.parametrize("when", ["0001-01-01T00:00:00Z", "0999-12-31T23:59:59Z", "9000-01-01T00:00:00Z",
+                                  "9999-12-31T23:59:59+00:00"])
+def test_a_trigger_time_outside_the_range_is_a_422(client, when: str) -> None:  # noqa: ANN001
+    assert client.post("/memories", json={"text": "likes tea", "importance": 0.5}, headers=bearer("alice")).is_success
+    job = client.post("/invoke", json={"job": "sleep", "tenant": "alice", "trigger_time": when},
+                      headers=bearer(ADMIN_KEY))
+    assert job.status_code == 422 and job.json()["error"]["field"] == "trigger_time", job.text
+    timer = client.post("/invoke", json={"triggerTime": when, "triggerName": "t", "payload": "{}"},
+                        headers=bearer(ADMIN_KEY))
+    assert timer.status_code == 422 and timer.json()["error"]["field"] == "triggerTime", timer.text
     _all_routes_answer(client)
 
 
