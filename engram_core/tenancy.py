@@ -47,6 +47,15 @@ class TenantStores(Protocol):
         ...
 
 
+def _private_tenant_files(path: Path) -> None:
+    """The tenant's directory and files are private, those an older version made included."""
+    from engram_core.private_files import private_dir, tighten
+
+    private_dir(path.parent)
+    for managed in (path.parent.parent, path.parent, *path.parent.glob(path.name + "*")):
+        tighten(managed)
+
+
 class LocalTenantStores:
     """One SQLite file per tenant under a directory; engines stay open (warm) per tenant."""
 
@@ -69,6 +78,7 @@ class LocalTenantStores:
         with self._lock(tenant):
             engine = self._engines.get(tenant)
             if engine is None:
+                _private_tenant_files(path)
                 engine = self._open(path)
                 with self._guard:
                     self._engines[tenant] = engine

@@ -16,6 +16,7 @@ from engram_core.adapters.sqlite_lexical import RECALLABLE_SQL, CacheKey, Lexica
 from engram_core.adapters.sqlite_purge import PurgeRows
 from engram_core.errors import SchemaTooNewError, StoreError
 from engram_core.model import AccessState, Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
+from engram_core.private_files import private_dir, private_file
 from engram_core.timeutil import to_storage
 
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
@@ -59,7 +60,8 @@ class SqliteStore:
     def __init__(self, path: str | Path = ":memory:") -> None:
         self.path = str(path)
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            private_dir(Path(self.path).parent)
+            private_file(Path(self.path))
         self.conn = _connect(self.path)
         self._commit_hooks: list[Callable[[], None]] = []
         self._lexical = LexicalCache(self.conn)

@@ -29,6 +29,7 @@ from engram_core.adapters.sqlite_store import LATEST_SCHEMA
 from engram_core.errors import (
     BusyError, CorruptSnapshotError, EngramError, GenerationExistsError, StoreError,
 )
+from engram_core.private_files import write_private
 from engram_core.snapshots import sqlite_files
 from engram_core.snapshots.batch import Lane, Ticket, abandon
 from engram_core.snapshots.cache import CachedGeneration, WarmCache
@@ -325,7 +326,7 @@ class Snapshotter:
             return None
         where = f"{tenant} generation {number}"
         raw = unseal(found.data, found.metadata, where)
-        dest.write_bytes(raw)
+        write_private(dest, raw)
         sqlite_files.quick_check(dest, where)  # integrity first: a damaged header is damage, not a newer schema
         check_schema(raw, found.metadata, where, LATEST_SCHEMA)
         return found
