@@ -21,7 +21,7 @@ from datetime import datetime
 from engram_core import ledger
 from engram_core.errors import UnreadableRecordError
 from engram_core.model import Event, EventKind, Memory, MemoryKind, MemoryStatus
-from engram_core.render import escape_memory_text
+from engram_core.render import FactLabel, compact_fact, escape_memory_text
 from engram_core.runtime import Runtime
 
 PURGED_TEXT = "[purged]"
@@ -52,7 +52,8 @@ def quoted_texts(rt: Runtime, memory_id: str, chain: list[str]) -> set[str]:
     """Every form in which the purged text may have been repeated elsewhere, normalised."""
     rows = rt.store.purging
     texts = [rows.text_of(mid) for mid in (memory_id, *chain)]
-    texts += rows.belief_texts(memory_id)
+    for statement, predicate, value in rows.belief_texts(memory_id):  # as stated, and as a compact block line
+        texts += [statement, compact_fact(FactLabel(predicate, value))]
     texts += [m.text for m in (rt.store.get_message(mid) for mid in rows.source_message_ids(memory_id)) if m]
     forms = {normalised(form) for text in texts if text for form in (text, escape_memory_text(text))}
     return {form for form in forms if len(form) >= MIN_QUOTE_CHARS and form != normalised(PURGED_TEXT)}
@@ -120,9 +121,12 @@ def _redact_proposals(rt: Runtime, needles: set[str], ids: set[str]) -> None:
 def _redact_kept_responses(rt: Runtime, needles: set[str], ids: set[str]) -> None:
     """JSON values in the meta table (kept first results of idempotent writes) that quote the text."""
     for key, raw in rt.store.purging.meta_items():
-        if not raw[:1] in ("{", "["):
+        try:
+            value = json.loads(raw) if raw[:1] in ("{", "[") else None
+        except ValueError:
             continue
-        value = json.loads(raw)
+        if value is None:
+            continue
         scrubbed = _scrubbed(value, needles, set())
         if scrubbed != value:
             rt.store.set_meta(key, json.dumps(scrubbed, separators=(",", ":")))

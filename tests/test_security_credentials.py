@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from authlog_proxy import AuthLogProxy
 from object_servers import moto_server
+from functions_support import ADMIN_KEY
 from security_support import api_client, bearer
 from snapshot_support import KEY_ID, KEY_SECRET, new_bucket
 
@@ -92,3 +93,18 @@ def test_on_function_compute_credentials_are_scoped_to_their_own_request(storage
     assert proxy.key_ids_for("alice") == {KEY_ID, ALICE_STS}
     bob_tokens = {s.security_token for s in proxy.seen() if "/bob/" in s.target}
     assert bob_tokens == {"token-bob/re"}
+
+
+def test_off_function_compute_the_fan_out_never_signs_with_request_credentials(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    for name in ("ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET", "ALIBABA_CLOUD_SECURITY_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    timer = {"triggerTime": "2026-12-01T00:00:00Z", "triggerName": "hourly"}
+    fanout = {"fanout_mode": "fc", "fc_endpoint": "127.0.0.1:9", "fc_protocol": "http", "fc_sleep_function": "f"}
+    with api_client(str(tmp_path / "tenants"), platform="local", **fanout) as client:
+        _remember(client, "alice", "Alice keeps bees.")
+        refused = client.post("/invoke", json=timer, headers={**bearer(ADMIN_KEY), **fc_headers(ATTACKER)})
+        assert refused.status_code == 500 and refused.json()["error"]["code"] == "configuration_error"
+        assert "credentials" in refused.json()["error"]["message"]  # the headers' were not taken
+    with api_client(str(tmp_path / "tenants"), platform="fc", **fanout) as client:
+        tried = client.post("/invoke", json=timer, headers={**bearer(ADMIN_KEY), **fc_headers(BOB_STS)})
+        assert tried.status_code == 200 and tried.json()["failed"] == ["alice"]  # signed with them; nobody listens

@@ -39,9 +39,10 @@ class PurgeRows:
         found = self.conn.execute("SELECT message_id FROM memory_sources WHERE memory_id = ?", (memory_id,))
         return [row[0] for row in found]
 
-    def belief_texts(self, memory_id: str) -> list[str]:
-        found = self.conn.execute("SELECT statement, object FROM beliefs WHERE memory_id = ?", (memory_id,))
-        return [text for row in found for text in row if text]
+    def belief_texts(self, memory_id: str) -> list[tuple[str, str, str]]:
+        """(statement, predicate, object) of the memory's beliefs."""
+        found = self.conn.execute("SELECT statement, predicate, object FROM beliefs WHERE memory_id = ?", (memory_id,))
+        return [(row[0] or "", row[1] or "", row[2] or "") for row in found]
 
     def redact_beliefs(self, memory_id: str, replacement: str, when: datetime) -> None:
         """The memory's beliefs keep their history but lose their text; current ones are retired."""
