@@ -107,7 +107,8 @@ def _hostile_body(operation) -> st.SearchStrategy:  # noqa: ANN001
     if "$ref" in schema:
         target = operation.schema.raw_schema["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
     names = list(target.get("properties", {})) or ["job", "tenant", "trigger_time", "triggerTime", "payload"]
-    value = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | hostile_text,
+    value = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+                         | hostile_text,
                          lambda inner: st.lists(inner, max_size=4) | st.dictionaries(hostile_text, inner, max_size=4),
                          max_leaves=12)
     fields = {name: st.one_of(hostile_text, hostile_text, value) for name in names}
