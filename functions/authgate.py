@@ -16,6 +16,7 @@ from fastapi.routing import APIRoute
 from engram_core.credentials import bearer_token
 from functions.deps import tenant_of
 from functions.errors import AuthError, error_response
+from functions.middleware import header_value
 
 KeyedRoute = tuple[re.Pattern, frozenset[str]]
 
@@ -32,10 +33,6 @@ def keyed_routes(routers: Iterable) -> list[KeyedRoute]:
             if isinstance(route, APIRoute) and any(call is tenant_of for call in _calls(route.dependant))]
 
 
-def _header(scope: dict, name: bytes) -> str | None:
-    return next((value.decode("latin-1") for key, value in scope.get("headers", ()) if key == name), None)
-
-
 class AuthFirst:
     """Refuses, with the same 401 the route would give, a keyed route's request whose key names no tenant."""
 
@@ -49,7 +46,7 @@ class AuthFirst:
     async def __call__(self, scope, receive, send) -> None:  # noqa: ANN001 - ASGI
         if scope["type"] == "http" and self._needs_key(scope):
             keys = scope["app"].state.service.keys
-            if keys.tenant_for(bearer_token(_header(scope, b"authorization"))) is None:
+            if keys.tenant_for(bearer_token(header_value(scope, b"authorization"))) is None:
                 refused = error_response(401, AuthError.code, "missing or invalid API key",
                                          headers={"WWW-Authenticate": "Bearer"})
                 await refused(scope, receive, send)

@@ -135,13 +135,14 @@ def _authenticated(service: Service, headers: Mapping[str, str]) -> Mapping[str,
 
 
 def _handle(service: Service, event: TimerEvent | SleepJob, header_key: str | None, headers: Mapping[str, str]) -> dict:
-    _check_trigger_time(event)
     if isinstance(event, SleepJob):
         _check_job(service, header_key, event)
+        _check_trigger_time(event)
         _authenticated(service, headers)
         return run_sleep_job(service, event)
     payload = _timer_payload(event)
     _check_admin(service, header_key, payload.admin_key)
+    _check_trigger_time(event)
     return fan_out(service, event.triggerTime, _authenticated(service, headers)).view()
 
 

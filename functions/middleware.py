@@ -36,7 +36,7 @@ def configure_logging(level: str) -> None:
         logger.propagate = False
 
 
-def _header(scope: dict, name: bytes) -> str | None:
+def header_value(scope: dict, name: bytes) -> str | None:
     for key, value in scope.get("headers", ()):
         if key == name:
             return value.decode("latin-1")
@@ -57,7 +57,7 @@ class RequestContext:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = _header(scope, b"x-fc-request-id") or uuid.uuid4().hex
+        request_id = header_value(scope, b"x-fc-request-id") or uuid.uuid4().hex
         token = request_id_var.set(request_id)
         credentials = scope_request_credentials(None)  # none until authentication scopes the request's own
         started, status = time.perf_counter(), [0]
@@ -91,7 +91,7 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = _header(scope, b"content-length")
+        declared = header_value(scope, b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
             too_large = f"request body is larger than {self.max_bytes} bytes"
             response = error_response(413, BodyTooLargeError.code, too_large)
