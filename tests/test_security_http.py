@@ -29,7 +29,8 @@ class _Records(logging.Handler):
 @pytest.fixture
 def records():  # noqa: ANN201
     handler, logger = _Records(), logging.getLogger("engram.http")
-    level, logger.level = logger.level, logging.INFO
+    level = logger.level
+    logger.setLevel(logging.INFO)  # setLevel, not the attribute: it clears the cached level checks
     logger.addHandler(handler)
     yield handler
     logger.removeHandler(handler)
