@@ -132,6 +132,7 @@ class Engine:
         the failure is in the audit log and raised. Every model call of the turn is costed together.
         """
         inputs.check_text(message, self.config, "message")
+        occurred_at = inputs.check_when(occurred_at, "occurred_at")  # before the turn writes anything
         self._rt.flush_usage()
         self._rt.turn_id = self._rt.new_id("turn")
         try:

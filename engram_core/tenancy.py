@@ -47,6 +47,15 @@ class TenantStores(Protocol):
         ...
 
 
+def _private_tenant_files(path: Path) -> None:
+    """The tenant's directory and files are private, those an older version made included."""
+    from engram_core.private_files import private_dir, tighten
+
+    private_dir(path.parent)
+    for managed in (path.parent.parent, path.parent, *path.parent.glob(path.name + "*")):
+        tighten(managed)
+
+
 class LocalTenantStores:
     """One SQLite file per tenant under a directory; engines stay open (warm) per tenant."""
 
@@ -69,7 +78,10 @@ class LocalTenantStores:
         with self._lock(tenant):
             engine = self._engines.get(tenant)
             if engine is None:
-                engine = self._engines[tenant] = self._open(path)
+                _private_tenant_files(path)
+                engine = self._open(path)
+                with self._guard:
+                    self._engines[tenant] = engine
             return operation(engine)
 
     def collect_garbage(self, tenant: str) -> int:
@@ -83,10 +95,16 @@ class LocalTenantStores:
         return sorted(p.parent.name for p in self.root.glob("*/engram.sqlite"))
 
     def close(self) -> None:
+        """Close every warm engine under its tenant's lock: an operation in flight finishes first, and the
+        next one opens the store again. A connection in use is never closed under it."""
         with self._guard:
-            for engine in self._engines.values():
-                engine.close()
-            self._engines.clear()
+            tenants = list(self._engines)
+        for tenant in tenants:
+            with self._lock(tenant):
+                with self._guard:
+                    engine = self._engines.pop(tenant, None)
+                if engine is not None:
+                    engine.close()
 
 
 def open_tenant_stores(location: str | Path, open_engine: Callable[[Path], "Engine"] | None = None) -> TenantStores:

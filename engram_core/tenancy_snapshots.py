@@ -5,16 +5,22 @@ operation and commits the next generation create-only, re-applying the
 operation when another instance won the race. A read runs on a warm read
 replica: an open working copy of the newest generation, kept per tenant and
 checked with one request (is there a generation after it?) before each use, so
-a warm read neither downloads nor rebuilds the recall index. Function Compute
-hands each request fresh STS credentials in ``x-fc-*`` headers;
-``use_request_credentials`` moves the object store client onto them.
+a warm read neither downloads nor rebuilds the recall index.
+
+Function Compute hands each request fresh STS credentials in ``x-fc-*``
+headers. Where the platform is trusted to have set them, the caller scopes them
+to the request being served (``scope_request_credentials``, a context
+variable), and every storage call made for that request is signed with them;
+no other request, and no other tenant, ever sees them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar, Token
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -23,11 +29,80 @@ from engram_core.tenancy import check_tenant_id
 if TYPE_CHECKING:
     from engram_core.engine import Engine
     from engram_core.snapshots import OssSettings, Snapshotter
+    from engram_core.snapshots.ports import ObjectInfo, SnapshotStore, StoredObject
     from engram_core.snapshots.snapshotter import Checkout
 
 T = TypeVar("T")
 FC_KEY_ID_HEADER = "x-fc-access-key-id"
+FC_CREDENTIAL_HEADERS = (FC_KEY_ID_HEADER, "x-fc-access-key-secret", "x-fc-security-token")
 MAX_REPLICAS = 32  # warm read replicas kept per instance (least recently used go first)
+MAX_REQUEST_CLIENTS = 8  # object-store clients kept for request credentials (STS credentials rotate)
+_REQUEST_CREDENTIALS: ContextVar[Mapping[str, str] | None] = ContextVar("engram_request_credentials", default=None)
+
+
+def credentials_in(headers: Mapping[str, str]) -> dict[str, str] | None:
+    """The x-fc-* storage credentials a request carries (key id and secret at least), else None."""
+    found = {name: headers[name] for name in FC_CREDENTIAL_HEADERS if headers.get(name)}
+    return found if len(found) >= 2 and FC_KEY_ID_HEADER in found and FC_CREDENTIAL_HEADERS[1] in found else None
+
+
+def scope_request_credentials(credentials: Mapping[str, str] | None) -> Token:
+    """Storage calls in this context (one request) are signed with these credentials; ``reset`` ends it."""
+    return _REQUEST_CREDENTIALS.set(dict(credentials) if credentials else None)
+
+
+def reset_request_credentials(token: Token) -> None:
+    _REQUEST_CREDENTIALS.reset(token)
+
+
+class RequestScopedStore:
+    """The SnapshotStore port on the credentials of the request being served, else on the process's own.
+
+    One client per set of credentials (a few kept, least recently used dropped), so two requests
+    never share a client unless they carry the same credentials.
+    """
+
+    def __init__(self, default: SnapshotStore, open_with: Callable[[Mapping[str, str]], SnapshotStore]) -> None:
+        self._default = default
+        self._open_with = open_with
+        self._clients: OrderedDict[str, SnapshotStore] = OrderedDict()
+        self._lock = threading.Lock()
+        self.location = default.location
+
+    def current(self) -> SnapshotStore:
+        credentials = _REQUEST_CREDENTIALS.get()
+        if credentials is None:
+            return self._default
+        digest = hashlib.sha256("\0".join(credentials.get(h, "") for h in FC_CREDENTIAL_HEADERS).encode()).hexdigest()
+        with self._lock:
+            client = self._clients.get(digest)
+            if client is not None:
+                self._clients.move_to_end(digest)
+                return client
+        client = self._open_with(credentials)
+        with self._lock:
+            self._clients[digest] = client
+            while len(self._clients) > MAX_REQUEST_CLIENTS:
+                self._clients.popitem(last=False)
+        return client
+
+    def get(self, key: str) -> StoredObject | None:
+        return self.current().get(key)
+
+    def head(self, key: str) -> ObjectInfo | None:
+        return self.current().head(key)
+
+    def put_new(self, key: str, data: bytes, metadata: Mapping[str, str]) -> None:
+        self.current().put_new(key, data, metadata)
+
+    def put(self, key: str, data: bytes, metadata: Mapping[str, str]) -> None:
+        self.current().put(key, data, metadata)
+
+    def list(self, prefix: str, start_after: str = "") -> list[ObjectInfo]:
+        return self.current().list(prefix, start_after)
+
+    def delete(self, keys: Sequence[str]) -> None:
+        self.current().delete(keys)
 
 
 class SnapshotTenantStores:
@@ -38,7 +113,6 @@ class SnapshotTenantStores:
         self._open_engine = open_engine
         self._snapshotter: Snapshotter | None = None
         self._oss: OssSettings | None = None
-        self._key_id: str | None = None
         self._lock = threading.Lock()
         self._replicas: OrderedDict[str, Checkout] = OrderedDict()
         self._tenant_locks: dict[str, threading.Lock] = {}
@@ -47,11 +121,13 @@ class SnapshotTenantStores:
     def snapshotter(self) -> Snapshotter:
         with self._lock:
             if self._snapshotter is None:
-                from engram_core.snapshots import open_snapshotter
+                from engram_core.snapshots import open_snapshot_store, open_snapshotter
                 from engram_core.snapshots.settings import load_oss_settings
 
-                self._oss = load_oss_settings()
-                self._snapshotter = open_snapshotter(self.location, self._open_engine, oss=self._oss)
+                oss = self._oss = load_oss_settings()
+                store = RequestScopedStore(open_snapshot_store(self.location, oss),
+                                           lambda found: open_snapshot_store(self.location, oss.with_fc_credentials(found)))
+                self._snapshotter = open_snapshotter(self.location, self._open_engine, oss=oss, store=store)
             return self._snapshotter
 
     def run(self, tenant: str, operation: Callable[[Engine], T], *, write: bool) -> T:
@@ -112,17 +188,8 @@ class SnapshotTenantStores:
             self._snapshotter.close()
 
     def use_request_credentials(self, headers: Mapping[str, str]) -> None:
-        """Switch to the STS credentials a Function Compute request carries, when they changed."""
-        key_id = headers.get(FC_KEY_ID_HEADER)
-        if not key_id or key_id == self._key_id:
-            return
-        from engram_core.snapshots import open_snapshot_store
-
-        snapshotter = self.snapshotter
-        with self._lock:
-            if key_id != self._key_id:
-                snapshotter.store = open_snapshot_store(self.location, self._oss.with_fc_credentials(headers))
-                self._key_id = key_id
+        """This request's storage calls (this context only) use the STS credentials it carries, if any."""
+        scope_request_credentials(credentials_in(headers))
 
 
 def open_snapshot_tenant_stores(location: str, open_engine: Callable[[Path], Engine] | None = None

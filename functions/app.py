@@ -8,6 +8,7 @@ from fastapi import FastAPI
 
 from engram_core import __version__
 from functions import board, chat, clock, consolidate, invoke, lifecycle, memories
+from functions.authgate import AuthFirst, keyed_routes
 from functions.errors import install_error_handlers
 from functions.middleware import BodyLimit, RequestContext
 from functions.openapi import install_openapi
@@ -42,10 +43,18 @@ def create_app(service: Service) -> FastAPI:
                   docs_url=None, redoc_url=None)
     app.state.service = service
     app.include_router(lifecycle.router)
-    for router in routers_for(service.settings.function):
+    routers = routers_for(service.settings.function)
+    for router in routers:
         app.include_router(router)
     install_error_handlers(app)
     install_openapi(app)
     app.add_middleware(BodyLimit, max_bytes=service.settings.max_body_bytes)
-    app.add_middleware(RequestContext)
+    app.add_middleware(AuthFirst, keyed=keyed_routes(routers))
+    _outermost(app, RequestContext)
     return app
+
+
+def _outermost(app: FastAPI, middleware) -> None:  # noqa: ANN001 - an ASGI middleware class
+    """Around Starlette's own error middleware too, so the 500s it writes carry the request id as well."""
+    build = app.build_middleware_stack
+    app.build_middleware_stack = lambda: middleware(build())

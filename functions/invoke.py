@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import timezone
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
@@ -23,6 +24,7 @@ from pydantic import ValidationError as PydanticError
 
 from engram_core.errors import EngramError, NotFoundError, ValidationError
 from engram_core.tenancy import check_tenant_id
+from engram_core.timeutil import check_in_range
 from functions import schedule
 from functions.deps import ServiceDep, admin_key_scheme
 from functions.errors import AuthError, error_response, status_of
@@ -33,6 +35,8 @@ from functions.service import Service
 
 router = APIRouter(tags=["jobs"])
 MAX_EVENT_BYTES = 128 * 1024  # FC's async payload limit; timer events are far smaller
+# What a caller without the admin header may send: a signed sleep job or a timer event (16 KB payload at most).
+UNSIGNED_EVENT_BYTES = 20 * 1024
 
 
 class TimerEvent(BaseModel):
@@ -60,8 +64,31 @@ def _parse_event(raw: bytes) -> TimerEvent | SleepJob:
         if isinstance(data, dict) and "triggerTime" in data:
             return TimerEvent.model_validate(data)
         return SleepJob.model_validate(data)
-    except (json.JSONDecodeError, UnicodeDecodeError, PydanticError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, PydanticError, RecursionError) as exc:
         raise ValidationError("body must be a timer event or a sleep job (JSON)", field="body") from exc
+
+
+async def _read_event(request: Request, service: Service, header_key: str | None) -> bytes:
+    """The body, read only as far as the caller may send: an unauthenticated body is never read whole."""
+    limit = MAX_EVENT_BYTES if service.keys.is_admin(header_key) else UNSIGNED_EVENT_BYTES
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            if limit == UNSIGNED_EVENT_BYTES:
+                raise AuthError("missing or invalid admin credential")
+            raise ValidationError("event is larger than 128 KB", field="body")
+    return bytes(body)
+
+
+def _check_trigger_time(event: TimerEvent | SleepJob) -> None:
+    """A trigger time is stored and compared like any timestamp: it must lie in the supported range."""
+    moment, field = (event.triggerTime, "triggerTime") if isinstance(event, TimerEvent) else (event.trigger_time,
+                                                                                             "trigger_time")
+    try:
+        check_in_range(moment.astimezone(timezone.utc), field)
+    except OverflowError as exc:
+        raise ValidationError(f"{field}: out of the representable range", field=field) from exc
 
 
 def _timer_payload(event: TimerEvent) -> TimerPayload:
@@ -101,13 +128,22 @@ def _check_job(service: Service, header_key: str | None, job: SleepJob) -> None:
         raise AuthError("missing or invalid admin credential or job signature")
 
 
+def _authenticated(service: Service, headers: Mapping[str, str]) -> Mapping[str, str]:
+    """Only once the caller is authenticated: the platform's credentials for this request alone (FC)."""
+    service.use_request_credentials(headers)
+    return service.platform_headers(headers)
+
+
 def _handle(service: Service, event: TimerEvent | SleepJob, header_key: str | None, headers: Mapping[str, str]) -> dict:
     if isinstance(event, SleepJob):
         _check_job(service, header_key, event)
+        _check_trigger_time(event)
+        _authenticated(service, headers)
         return run_sleep_job(service, event)
     payload = _timer_payload(event)
     _check_admin(service, header_key, payload.admin_key)
-    return fan_out(service, event.triggerTime, headers).view()
+    _check_trigger_time(event)
+    return fan_out(service, event.triggerTime, _authenticated(service, headers)).view()
 
 
 @router.post("/invoke", response_model=FanoutOut | SleepJobOut, responses=errors(401, 404, 413, 422, 503),
@@ -120,8 +156,7 @@ async def invoke(request: Request, service: ServiceDep,
     """A timer event fans out one sleep job per due tenant; a sleep job runs one tenant's sleep cycle."""
     header_key = credentials.credentials if credentials else None
     try:
-        event = _parse_event(await request.body())
-        service.use_request_credentials(request.headers)
+        event = _parse_event(await _read_event(request, service, header_key))
         body = await run_in_threadpool(_handle, service, event, header_key, request.headers)
     except EngramError as exc:
         status = status_of(exc)

@@ -13,7 +13,7 @@ from engram_core.ports import Clock
 from functions import idempotency
 from engram_core.credentials import KeyRing, parse_key_entries
 from functions.ratelimit import RateLimiter
-from functions.settings import FanoutMode, ServiceSettings
+from functions.settings import FanoutMode, Platform, ServiceSettings
 
 if TYPE_CHECKING:
     from engram_core.engine import Engine
@@ -46,6 +46,7 @@ class Service:
     limiter: RateLimiter
     clock: Clock = field(default_factory=lambda: SystemClock())
     self_url: str | None = None  # where this server listens, for local jobs
+    hosted_embedder: bool = False  # each recall then calls a model: it is rate limited like the model routes
     _invoker: Invoker | None = field(default=None, repr=False)
     _invoker_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -60,11 +61,16 @@ class Service:
                 self._invoker = LocalInvoker(self.settings.local_url or self.self_url or "http://127.0.0.1:9000")
             return self._invoker
 
+    def platform_headers(self, headers: Mapping[str, str]) -> Mapping[str, str]:
+        """The request's headers where the platform vouches for its x-fc-* ones (FC), else none at all."""
+        return headers if self.settings.platform is Platform.FC else {}
+
     def use_request_credentials(self, headers: Mapping[str, str]) -> None:
-        """Stores that talk to the cloud (snapshot storage) move onto the credentials FC sent with the request."""
-        refresh = getattr(self.stores, "use_request_credentials", None)
-        if refresh is not None:
-            refresh(headers)
+        """On FC, after authentication: this request's storage calls (and only its own) use the STS
+        credentials the platform sent with it. Anywhere else x-fc-* headers are the client's: ignored."""
+        scope = getattr(self.stores, "use_request_credentials", None)
+        if scope is not None and self.settings.platform is Platform.FC:
+            scope(headers)
 
     def flush(self) -> None:
         """Finish queued jobs and close warm stores (pre-stop); both reopen on the next request."""
@@ -123,6 +129,7 @@ def load_key_ring(settings: ServiceSettings, extra_keys: list | None = None) -> 
 
 def build_service(settings: ServiceSettings, *, extra_keys: list | None = None,
                   stores: TenantStores | None = None) -> Service:
+    from engram_core.providers import embedder_is_hosted
     from engram_core.tenancy import open_tenant_stores
 
     return Service(
@@ -130,4 +137,5 @@ def build_service(settings: ServiceSettings, *, extra_keys: list | None = None,
         stores=stores or open_tenant_stores(settings.tenant_root(), open_engine_for(settings)),
         keys=load_key_ring(settings, extra_keys),
         limiter=RateLimiter(settings.rate_per_minute, settings.rate_burst),
+        hosted_embedder=embedder_is_hosted(settings.embedder),
     )

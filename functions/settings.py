@@ -27,6 +27,13 @@ class FunctionRole(str, Enum):
     CONSOLIDATE = "consolidate"
 
 
+class Platform(str, Enum):
+    """Where the service runs: what the platform vouches for in a request depends on it."""
+
+    LOCAL = "local"  # nothing in a request comes from a platform: every x-fc-* header is the client's
+    FC = "fc"  # Function Compute: x-fc-* headers come from the platform, which also calls the lifecycle hooks
+
+
 class FanoutMode(str, Enum):
     LOCAL = "local"  # the timer's per-tenant jobs go to this server's own /invoke
     FC = "fc"  # through Function Compute's InvokeFunction API, asynchronously
@@ -40,6 +47,9 @@ class ServiceSettings(BaseSettings):
     embedder: str | None = Field(
         None, description="minilm, hashing or qwen (default: qwen with a Qwen Cloud key, else minilm).")
     function: FunctionRole = Field(FunctionRole.ALL, description="Routes to serve: all, chat, memories or consolidate.")
+    platform: Platform = Field(
+        Platform.LOCAL, description="local, or fc on Function Compute: only then are x-fc-* request headers "
+                                    "(STS credentials) used and the lifecycle hooks open without the admin key.")
     api_keys: SecretStr | None = Field(
         None, description='API keys as salted hashes: JSON list of {"tenant", "hash"} (see `engram serve --new-key`).')
     api_keys_file: str | None = Field(None, description="A file (path or oss://bucket/key) with the same JSON list.")

@@ -77,6 +77,7 @@ def _touch_tenants(server, *tenants: str) -> None:  # noqa: ANN001
 
 def test_timer_fans_out_one_async_invocation_per_due_tenant_and_a_repeat_fans_out_nothing(tmp_path, fc_api) -> None:  # noqa: ANN001
     fc_env = {"ENGRAM_FANOUT_MODE": "fc", "ENGRAM_FC_ENDPOINT": fc_api.endpoint, "ENGRAM_FC_PROTOCOL": "http",
+              "ENGRAM_PLATFORM": "fc",  # the platform's x-fc-* headers are trusted on Function Compute only
               "ENGRAM_FC_SLEEP_FUNCTION": FUNCTION, "FC_REGION": "ap-southeast-1",
               "ALIBABA_CLOUD_ACCESS_KEY_ID": "STS.test", "ALIBABA_CLOUD_ACCESS_KEY_SECRET": "test-secret",
               "ALIBABA_CLOUD_SECURITY_TOKEN": "test-token"}

@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import random
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -17,6 +18,19 @@ import click
 from engram_core.errors import BusyError, EngramError, GenerationExistsError, ValidationError
 
 EXIT_ERROR = 2
+# C0 and C1 controls but tab and newline, and the bidi controls: stored text can carry them, and a terminal
+# obeys them (set the window title, clear the screen, reorder what is shown).
+_TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """Each such character shown as ``\\uXXXX`` (still valid inside JSON strings), never sent raw."""
+    return _TERMINAL_UNSAFE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def echo(text: str = "", *, err: bool = False) -> None:
+    """``click.echo`` for anything that may hold stored text."""
+    click.echo(terminal_safe(text), err=err)
 
 
 class Context:
@@ -105,7 +119,7 @@ def _is_remote(store: str) -> bool:
 
 
 def fail(message: str) -> None:
-    click.echo(f"engram: error: {message}", err=True)
+    echo(f"engram: error: {message}", err=True)
     sys.exit(EXIT_ERROR)
 
 
@@ -139,11 +153,11 @@ def handle_errors(command: Callable | None = None, *, replay: bool = True) -> Ca
 
 
 def print_json(value: object) -> None:
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+    echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 
 def echo_events(events: list[dict]) -> None:
     for event in events:
         detail = ", ".join(f"{k}={v}" for k, v in event["detail"].items())
         target = event["memory_id"] or event["belief_id"] or event["message_id"] or ""
-        click.echo(f"  {event['kind']:<12} {target} {detail}".rstrip())
+        echo(f"  {event['kind']:<12} {target} {detail}".rstrip())

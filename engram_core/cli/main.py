@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from engram_core.cli.common import Context, echo_events, handle_errors, print_json
+from engram_core.cli.common import Context, echo, echo_events, handle_errors, print_json
 from engram_core.cli.doctor import echo_usage
 from engram_core.timeutil import parse_duration
 from engram_core.views import (
@@ -83,21 +83,21 @@ def recall(ctx: Context, query: str, budget: int, as_of: str | None, no_reinforc
     if as_json:
         print_json(recall_view(result))
         return
-    click.echo(result.render() or "(nothing recalled)")
-    click.echo(f"\n{len(result.items)} memories, {result.tokens_used}/{result.budget_tokens} tokens")
+    echo(result.render() or "(nothing recalled)")
+    echo(f"\n{len(result.items)} memories, {result.tokens_used}/{result.budget_tokens} tokens")
     for item in result.items:
         s = item.score
-        click.echo(f"  {item.memory_id} score={s.score:.3f} sim={s.similarity:.2f} lex={s.lexical:.2f} "
+        echo(f"  {item.memory_id} score={s.score:.3f} sim={s.similarity:.2f} lex={s.lexical:.2f} "
                    f"imp={s.importance:.2f} rec={s.recency:.2f} ret={s.retention:.2f} tokens={item.tokens}")
 
 
 def _echo_beliefs(beliefs: list) -> None:
     if not beliefs:
-        click.echo("(no beliefs)")
+        echo("(no beliefs)")
     for b in beliefs:
         until = b.valid_to.date().isoformat() if b.valid_to else "now"
         mark = "" if b.is_current() else f"  [superseded by {b.superseded_by}]" if b.superseded_by else "  [retired]"
-        click.echo(f"{b.subject} {b.predicate} = {b.object}  ({b.valid_from.date().isoformat()} .. {until}){mark}")
+        echo(f"{b.subject} {b.predicate} = {b.object}  ({b.valid_from.date().isoformat()} .. {until}){mark}")
 
 
 @cli.command()
@@ -130,7 +130,7 @@ def history(ctx: Context, subject: str, predicate: str | None, as_json: bool) ->
 def sweep(ctx: Context, as_json: bool) -> None:
     """Mark faded memories as decayed (out of recall, never deleted)."""
     events = [event_view(e) for e in ctx.engine().sweep()]
-    print_json(events) if as_json else (echo_events(events), click.echo(f"{len(events)} decayed"))
+    print_json(events) if as_json else (echo_events(events), echo(f"{len(events)} decayed"))
 
 
 @cli.command()
@@ -140,7 +140,7 @@ def sweep(ctx: Context, as_json: bool) -> None:
 def sleep(ctx: Context, as_json: bool) -> None:
     """Sleep cycle: decay sweep, then faded groups become gists; originals archived."""
     view = write_view(ctx.engine().sleep())
-    print_json(view) if as_json else (echo_events(view["events"]), click.echo(f"{len(view['memories'])} gists"))
+    print_json(view) if as_json else (echo_events(view["events"]), echo(f"{len(view['memories'])} gists"))
 
 
 @cli.command()
@@ -170,11 +170,11 @@ def dream(ctx: Context, proposal_id: str | None, approve: tuple[str, ...], as_js
     if as_json:
         print_json(view)
         return
-    click.echo(f"proposal {view['id']}: {len(view['actions'])} actions, {len(view['rejected'])} rejected")
+    echo(f"proposal {view['id']}: {len(view['actions'])} actions, {len(view['rejected'])} rejected")
     for a in view["actions"]:
-        click.echo(f"  {a['id']}: {a['action']} {', '.join(a['memory_ids'])} {a['reason']}".rstrip())
+        echo(f"  {a['id']}: {a['action']} {', '.join(a['memory_ids'])} {a['reason']}".rstrip())
     for r in view["rejected"]:
-        click.echo(f"  rejected: {r}")
+        echo(f"  rejected: {r}")
 
 
 @cli.command()
@@ -207,7 +207,7 @@ def export_cmd(ctx: Context, output) -> None:  # noqa: ANN001 - click file
 def import_cmd(ctx: Context, source) -> None:  # noqa: ANN001 - click file
     """Import an export file (all or nothing)."""
     counts = ctx.engine().import_lines(source)
-    click.echo("imported " + ", ".join(f"{n} {kind}s" for kind, n in counts.items()))
+    echo("imported " + ", ".join(f"{n} {kind}s" for kind, n in counts.items()))
 
 
 @cli.command()
@@ -222,7 +222,7 @@ def stats(ctx: Context, as_json: bool) -> None:
         return
     usage = data.pop("usage", None)
     for key, value in data.items():
-        click.echo(f"{key}: {value}")
+        echo(f"{key}: {value}")
     if usage:
         echo_usage(usage)
 
@@ -244,7 +244,7 @@ def memories(ctx: Context, status: tuple[str, ...], kind: tuple[str, ...], text:
         print_json([memory_view(m) for m in found])
         return
     for m in found:
-        click.echo(f"{m.id} [{m.kind.value}/{m.status.value}] imp={m.importance:.2f} {m.text[:80]}")
+        echo(f"{m.id} [{m.kind.value}/{m.status.value}] imp={m.importance:.2f} {m.text[:80]}")
 
 
 @cli.command()
@@ -272,7 +272,7 @@ def clock_show(ctx: Context, as_json: bool) -> None:
     """Print the store's current time and offset."""
     engine = ctx.engine()
     data = {"now": engine.now().isoformat(), "offset_hours": engine.clock_offset().total_seconds() / 3600}
-    print_json(data) if as_json else click.echo(f"now {data['now']} (offset {data['offset_hours']:g} h)")
+    print_json(data) if as_json else echo(f"now {data['now']} (offset {data['offset_hours']:g} h)")
 
 
 @clock.command(name="advance")
@@ -282,7 +282,7 @@ def clock_show(ctx: Context, as_json: bool) -> None:
 def clock_advance(ctx: Context, duration: str) -> None:
     """Move the clock forward by DURATION (e.g. 36h, 3d, 3w)."""
     offset = ctx.engine().advance_clock(parse_duration(duration))
-    click.echo(f"clock offset is now {offset.total_seconds() / 3600:g} h; now {ctx.engine().now().isoformat()}")
+    echo(f"clock offset is now {offset.total_seconds() / 3600:g} h; now {ctx.engine().now().isoformat()}")
 
 
 def _register_more() -> None:

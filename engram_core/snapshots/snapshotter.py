@@ -27,12 +27,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from engram_core.adapters.sqlite_store import LATEST_SCHEMA
 from engram_core.errors import (
-    BusyError, CorruptSnapshotError, EngramError, GenerationExistsError, SchemaTooNewError, StoreError,
+    BusyError, CorruptSnapshotError, EngramError, GenerationExistsError, StoreError,
 )
+from engram_core.private_files import write_private
 from engram_core.snapshots import sqlite_files
 from engram_core.snapshots.batch import Lane, Ticket, abandon
 from engram_core.snapshots.cache import CachedGeneration, WarmCache
-from engram_core.snapshots.codec import DEFAULT_LEVEL, Sealed, schema_of, seal, unseal
+from engram_core.snapshots.codec import DEFAULT_LEVEL, Sealed, check_schema, seal, unseal
 from engram_core.snapshots.layout import TenantKeys, generation_of, parse_hint, tenant_of
 from engram_core.snapshots.ports import SnapshotStore, StoredObject
 from engram_core.snapshots.retention import RetentionPolicy
@@ -325,11 +326,9 @@ class Snapshotter:
             return None
         where = f"{tenant} generation {number}"
         raw = unseal(found.data, found.metadata, where)
-        if schema_of(raw) > LATEST_SCHEMA:
-            raise SchemaTooNewError(f"{where} has schema v{schema_of(raw)}, newer than this Engram "
-                                    f"(v{LATEST_SCHEMA}); upgrade Engram (it is never downgraded)")
-        dest.write_bytes(raw)
-        sqlite_files.quick_check(dest, where)
+        write_private(dest, raw)
+        sqlite_files.quick_check(dest, where)  # integrity first: a damaged header is damage, not a newer schema
+        check_schema(raw, found.metadata, where, LATEST_SCHEMA)
         return found
 
     def _quarantine(self, keys: TenantKeys, number: int, exc: CorruptSnapshotError) -> None:
