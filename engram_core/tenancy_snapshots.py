@@ -15,12 +15,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from engram_core.tenancy import check_tenant_id
 
 if TYPE_CHECKING:
+    from engram_core.due_index import DueIndex
     from engram_core.engine import Engine
     from engram_core.snapshots import OssSettings, Snapshotter
     from engram_core.snapshots.snapshotter import Checkout
@@ -52,7 +54,20 @@ class SnapshotTenantStores:
 
                 self._oss = load_oss_settings()
                 self._snapshotter = open_snapshotter(self.location, self._open_engine, oss=self._oss)
+                self._snapshotter.on_new_tenant = self._register
             return self._snapshotter
+
+    def _register(self, tenant: str) -> None:
+        self.due_index().schedule(tenant, datetime.now(timezone.utc))
+
+    def due_index(self) -> DueIndex:
+        """Beside the tenants, under the same prefix (no tenant id starts with an underscore)."""
+        from engram_core.due_index import DueIndex
+
+        return DueIndex(lambda: self.snapshotter.store)
+
+    def has_tenant(self, tenant: str) -> bool:
+        return self.snapshotter.newest_generation(check_tenant_id(tenant)) > 0
 
     def run(self, tenant: str, operation: Callable[[Engine], T], *, write: bool) -> T:
         tenant = check_tenant_id(tenant)

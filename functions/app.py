@@ -22,7 +22,8 @@ forgetting on purpose, consolidation. Every request is authenticated with an API
 _ROUTERS = {
     FunctionRole.CHAT: (chat.router,),
     FunctionRole.MEMORIES: (memories.router, clock.router, board.router),
-    FunctionRole.CONSOLIDATE: (consolidate.router, invoke.router),
+    FunctionRole.CONSOLIDATE: (consolidate.router,),
+    FunctionRole.JOBS: (invoke.router,),
 }
 
 

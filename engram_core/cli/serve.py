@@ -13,7 +13,7 @@ from engram_core.cli.common import handle_errors
 from engram_core.errors import ConfigurationError
 
 DEV_TENANT = "dev"
-FUNCTIONS = ["all", "chat", "memories", "consolidate"]
+FUNCTIONS = ["all", "chat", "memories", "consolidate", "jobs"]
 
 
 def _dev_credentials(settings, dev_key: str | None) -> tuple[list, dict[str, str], dict]:  # noqa: ANN001

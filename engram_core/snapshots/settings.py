@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -18,6 +19,8 @@ from engram_core.errors import ConfigurationError
 from engram_core.errors import ValidationError as EngramValidationError
 
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$")
+# A regional OSS endpoint names its region: oss-cn-hangzhou.aliyuncs.com, oss-ap-southeast-1-internal.aliyuncs.com.
+_REGIONAL_ENDPOINT = re.compile(r"(?:^|\.)oss-(?!accelerate)([a-z]+-[a-z0-9-]+?)(?:-internal)?\.aliyuncs\.com$")
 # Function Compute hands the function role's STS credentials to HTTP handlers in these headers.
 FC_CREDENTIAL_HEADERS = {
     "access_key_id": "x-fc-access-key-id",
@@ -43,8 +46,8 @@ class OssSettings(BaseSettings):
     security_token: SecretStr | None = Field(None, validation_alias=_aliases(
         "ENGRAM_OSS_SECURITY_TOKEN", "ALIBABA_CLOUD_SECURITY_TOKEN", "OSS_SESSION_TOKEN"))
     dialect: Literal["oss", "s3"] = Field("oss", validation_alias=_aliases("ENGRAM_OSS_DIALECT"))
-    region: str | None = Field(None, validation_alias=_aliases("ENGRAM_OSS_REGION"),
-                               description="Set it to sign requests with OSS signature v4.")
+    region: str | None = Field(None, pattern=r"^[a-z]+-[a-z0-9-]+$", validation_alias=_aliases("ENGRAM_OSS_REGION"),
+                               description="Region of the bucket, for OSS signature V4 (default: from the endpoint).")
     connect_timeout: float = Field(10.0, gt=0, validation_alias=_aliases("ENGRAM_OSS_CONNECT_TIMEOUT"))
 
     def with_fc_credentials(self, headers: Mapping[str, str]) -> "OssSettings":
@@ -58,6 +61,16 @@ class OssSettings(BaseSettings):
             raise ConfigurationError("set ENGRAM_OSS_ENDPOINT (e.g. https://oss-cn-hangzhou.aliyuncs.com)",
                                      field="ENGRAM_OSS_ENDPOINT")
         return self.endpoint
+
+    def signing_region(self) -> str:
+        """The region every request is signed for (signature V4; OSS refuses V1 for new buckets)."""
+        region = self.region or region_of_endpoint(self.endpoint or "")
+        if region is None:
+            raise ConfigurationError(
+                "OSS requests are signed with signature V4, which needs the bucket's region: set ENGRAM_OSS_REGION "
+                "(e.g. cn-hangzhou) or use a regional endpoint such as https://oss-cn-hangzhou-internal.aliyuncs.com",
+                field="ENGRAM_OSS_REGION")
+        return region
 
     def require_keys(self) -> tuple[str, str]:
         if self.access_key_id is None or self.access_key_secret is None:
@@ -89,6 +102,13 @@ def _load(model: type[BaseSettings], prefix: str, overrides: dict[str, object]) 
         name = str(first["loc"][0]) if first["loc"] else "settings"
         variable = name.upper() if name.isupper() or name.upper().startswith("ENGRAM_") else prefix + name.upper()
         raise ConfigurationError(f"{variable}: {first['msg']}", field=variable) from exc
+
+
+def region_of_endpoint(endpoint: str) -> str | None:
+    """``https://oss-cn-hangzhou-internal.aliyuncs.com`` -> ``cn-hangzhou``; None for any other host."""
+    host = urlsplit(endpoint if "://" in endpoint else f"//{endpoint}").hostname or ""
+    found = _REGIONAL_ENDPOINT.search(host)
+    return found.group(1) if found else None
 
 
 def load_oss_settings(**overrides: object) -> OssSettings:
