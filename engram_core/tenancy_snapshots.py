@@ -35,9 +35,11 @@ MAX_REPLICAS = 32  # warm read replicas kept per instance (least recently used g
 class SnapshotTenantStores:
     """The object store client is built on first use, so a process answers /healthz before it loads oss2."""
 
-    def __init__(self, location: str, open_engine: Callable[[Path], Engine]) -> None:
+    def __init__(self, location: str, open_engine: Callable[[Path], Engine], *,
+                 replica_bytes: int | None = None) -> None:
         self.location = location
         self._open_engine = open_engine
+        self._replica_bytes = replica_bytes  # None: from ENGRAM_DISK_MB when the snapshotter opens
         self._snapshotter: Snapshotter | None = None
         self._oss: OssSettings | None = None
         self._key_id: str | None = None
@@ -49,11 +51,16 @@ class SnapshotTenantStores:
     def snapshotter(self) -> Snapshotter:
         with self._lock:
             if self._snapshotter is None:
-                from engram_core.snapshots import open_snapshotter
-                from engram_core.snapshots.settings import load_oss_settings
+                from engram_core.snapshots import MIB, open_snapshotter
+                from engram_core.snapshots.settings import budget_of, load_oss_settings, load_snapshot_settings
 
+                settings = load_snapshot_settings()
+                replica_mb = budget_of(settings).replica_mb
+                if self._replica_bytes is None and replica_mb is not None:
+                    self._replica_bytes = replica_mb * MIB
                 self._oss = load_oss_settings()
-                self._snapshotter = open_snapshotter(self.location, self._open_engine, oss=self._oss)
+                self._snapshotter = open_snapshotter(self.location, self._open_engine, oss=self._oss,
+                                                     settings=settings)
                 self._snapshotter.on_new_tenant = self._register
             return self._snapshotter
 
@@ -93,10 +100,23 @@ class SnapshotTenantStores:
         replica = self.snapshotter.checkout(tenant)
         with self._lock:
             self._replicas[tenant] = replica
-            idle = [t for t in self._replicas if t != tenant][:max(0, len(self._replicas) - MAX_REPLICAS)]
+            idle = self._over_bounds(tenant)
         for name in idle:
             self._drop_replica(name, wait=False)
         return replica
+
+    def _over_bounds(self, keep: str) -> list[str]:
+        """Least recently used replicas beyond MAX_REPLICAS, or beyond the disk's replica share (caller holds _lock)."""
+        others = [t for t in self._replicas if t != keep]  # least recently used first
+        excess = max(0, len(self._replicas) - MAX_REPLICAS)
+        total = sum(_size(r.path) for r in self._replicas.values()) if self._replica_bytes is not None else 0
+        doomed = []
+        for number, tenant in enumerate(others):
+            if number >= excess and (self._replica_bytes is None or total <= self._replica_bytes):
+                break
+            doomed.append(tenant)
+            total -= _size(self._replicas[tenant].path)
+        return doomed
 
     def _drop_replica(self, tenant: str, *, wait: bool) -> None:
         lock = self._tenant_lock(tenant)
@@ -138,6 +158,13 @@ class SnapshotTenantStores:
             if key_id != self._key_id:
                 snapshotter.store = open_snapshot_store(self.location, self._oss.with_fc_credentials(headers))
                 self._key_id = key_id
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def open_snapshot_tenant_stores(location: str, open_engine: Callable[[Path], Engine] | None = None

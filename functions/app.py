@@ -10,7 +10,7 @@ from engram_core import __version__
 from functions import board, chat, clock, consolidate, invoke, lifecycle, memories
 from functions.errors import install_error_handlers
 from functions.middleware import BodyLimit, RequestContext
-from functions.openapi import install_openapi
+from functions.openapi import build_document, install_openapi
 from functions.service import Service
 from functions.settings import FunctionRole
 
@@ -27,10 +27,27 @@ _ROUTERS = {
 }
 
 
+# The functions behind the custom domain: one origin for the API and the board (the jobs function is not on it).
+ORIGIN_ROLES = (FunctionRole.CHAT, FunctionRole.MEMORIES, FunctionRole.CONSOLIDATE)
+
+
 def routers_for(role: FunctionRole) -> tuple:
     if role is FunctionRole.ALL:
         return tuple(r for group in _ROUTERS.values() for r in group)
     return _ROUTERS[role]
+
+
+def documented_routers(role: FunctionRole) -> tuple:
+    """What ``/openapi.json`` describes: every route of the origin, whichever function answers it."""
+    if role is FunctionRole.ALL:
+        return (lifecycle.router, *routers_for(role))
+    return (lifecycle.router, *(r for origin in ORIGIN_ROLES for r in routers_for(origin)))
+
+
+def origin_document() -> dict:
+    """The OpenAPI document of the deployed origin (the custom domain), as docs/openapi.json holds it."""
+    app = FastAPI(title="Engram", version=__version__, description=DESCRIPTION)
+    return build_document(app, [route for router in documented_routers(FunctionRole.CHAT) for route in router.routes])
 
 
 def create_app(service: Service) -> FastAPI:
@@ -46,7 +63,7 @@ def create_app(service: Service) -> FastAPI:
     for router in routers_for(service.settings.function):
         app.include_router(router)
     install_error_handlers(app)
-    install_openapi(app)
+    install_openapi(app, documented_routers(service.settings.function))
     app.add_middleware(BodyLimit, max_bytes=service.settings.max_body_bytes)
     app.add_middleware(RequestContext)
     return app

@@ -62,8 +62,7 @@ class ServiceSettings(BaseSettings):
                           "still accepted (rotation).")
     keys_reload_seconds: float = Field(
         30.0, ge=0, description="The keys file and admin key file are re-read at most this often (0: every request).")
-    disk_mb: int | None = Field(
-        None, ge=64, description="Disk the instance may write (FC's diskSize); bounds the snapshot cache and replicas.")
+
     rate_per_minute: float = Field(
         60.0, gt=0, description="Model-calling requests per tenant per minute, per instance.")
     rate_burst: int = Field(20, ge=1, description="Burst size of the per-tenant rate limit.")

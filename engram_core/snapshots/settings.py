@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError
@@ -17,6 +17,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engram_core.errors import ConfigurationError
 from engram_core.errors import ValidationError as EngramValidationError
+
+if TYPE_CHECKING:
+    from engram_core.snapshots.disk import DiskBudget
 
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$")
 # A regional OSS endpoint names its region: oss-cn-hangzhou.aliyuncs.com, oss-ap-southeast-1-internal.aliyuncs.com.
@@ -83,15 +86,27 @@ class OssSettings(BaseSettings):
 class SnapshotSettings(BaseSettings):
     """Retention, warm cache and commit retries; environment names are ``ENGRAM_SNAPSHOT_`` + field."""
 
-    model_config = SettingsConfigDict(env_prefix="ENGRAM_SNAPSHOT_", frozen=True, extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="ENGRAM_SNAPSHOT_", frozen=True, extra="ignore",
+                                      populate_by_name=True)
 
     keep: int = Field(5, ge=1, description="Newest generations garbage collection always keeps.")
     grace_seconds: float = Field(3600.0, ge=0, description="Younger generations are kept too; make it "
                                  "longer than the longest function timeout.")
     cache_dir: Path | None = Field(None, description="Warm cache directory (default: a per-user cache dir).")
-    cache_mb: int = Field(512, ge=1, description="Warm cache size bound, in MiB.")
+    cache_mb: int = Field(512, ge=1, description="Warm cache size bound, in MiB (default: 512, or 30% of the "
+                                                 "disk less a reserve when ENGRAM_DISK_MB is set).")
+    disk_mb: int | None = Field(None, ge=64, validation_alias=_aliases("ENGRAM_DISK_MB"),
+                                description="Disk the instance may write (FC's diskSize); bounds cache and replicas.")
     max_attempts: int = Field(8, ge=1, le=1000, description="Commit attempts before a busy error.")
     compression_level: int = Field(1, ge=1, le=19, description="zstd level of generation payloads.")
+
+
+def budget_of(settings: SnapshotSettings) -> "DiskBudget":
+    """The cache and replica bounds: an explicit ENGRAM_SNAPSHOT_CACHE_MB, else a share of the disk."""
+    from engram_core.snapshots.disk import disk_budget
+
+    explicit = settings.cache_mb if "cache_mb" in settings.model_fields_set else None
+    return disk_budget(settings.disk_mb, explicit)
 
 
 def _load(model: type[BaseSettings], prefix: str, overrides: dict[str, object]) -> BaseSettings:
