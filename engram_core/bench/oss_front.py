@@ -52,9 +52,21 @@ class _Handler(BaseHTTPRequestHandler):
     def front(self) -> "OssFront":
         return self.server.front  # type: ignore[attr-defined]
 
+    def _body(self) -> bytes:
+        """The request body, sent with a length or chunked (oss2 streams an empty upload chunked)."""
+        if "chunked" not in (self.headers.get("Transfer-Encoding") or "").lower():
+            return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        chunks = []
+        while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
+            chunks.append(self.rfile.read(size))
+            self.rfile.readline()
+        while self.rfile.readline() not in (b"\r\n", b"\n", b""):  # trailers
+            pass
+        return b"".join(chunks)
+
     def _handle(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        scope = self.front.check(self.command, self.headers.get("Authorization") or "")
+        body = self._body()
+        scope = self.front.check(_kind(self.command, self.path), self.headers.get("Authorization") or "")
         if scope is None:
             return self._send(403, _denied("OSS accepts only V4 signatures (OSS4-HMAC-SHA256) here"),
                               [("Content-Type", "application/xml")])
@@ -72,6 +84,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = _handle  # noqa: N815 - http.server's naming
+
+
+def _kind(method: str, path: str) -> str:
+    """GET on a bucket with no key is a listing (path-style: /bucket?... or /bucket/?...)."""
+    key = urlsplit(path).path.lstrip("/").partition("/")[2]
+    return "LIST" if method == "GET" and not key else method
 
 
 class _Server(ThreadingHTTPServer):
@@ -103,15 +121,16 @@ class OssFront:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def check(self, method: str, authorization: str) -> Scope | None:
-        """The V4 scope of a request, or None (refused) for V1, unsigned or malformed ones."""
+    def check(self, kind: str, authorization: str) -> Scope | None:
+        """The V4 scope of a request, or None (refused) for V1, unsigned or malformed ones; ``kind`` is its
+        method, or LIST for a listing, as counted in ``requests``."""
         found = V4_SCOPE.match(authorization)
         with self._lock:
             if found is None:
                 self.refused += 1
                 return None
             scope = Scope(found.group(1), found.group(3), found.group(2))
-            self.requests[method] += 1
+            self.requests[kind] += 1
             self.scopes.add(Scope(scope.key_id, scope.region))
         return scope
 
