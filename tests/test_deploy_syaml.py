@@ -179,7 +179,10 @@ def test_every_engram_variable_in_s_yaml_is_one_the_code_reads() -> None:
 
     known = {env_name(name) for name in ServiceSettings.model_fields}
     known |= {"ENGRAM_" + name.upper() for name in ProviderSettings.model_fields}
-    known |= {"ENGRAM_SNAPSHOT_" + name.upper() for name in SnapshotSettings.model_fields}
+    known |= {"ENGRAM_SNAPSHOT_" + name.upper() for name, f in SnapshotSettings.model_fields.items()
+              if f.validation_alias is None}
+    known |= {choice for f in SnapshotSettings.model_fields.values() if f.validation_alias is not None
+              for choice in f.validation_alias.choices}
     known |= {choice for f in OssSettings.model_fields.values() for choice in f.validation_alias.choices}
     for name, props in functions().items():
         for variable in props["environmentVariables"]:

@@ -122,7 +122,8 @@ class OssStore:
     def list(self, prefix: str, start_after: str = "", limit: int | None = None) -> list[ObjectInfo]:
         start, after = len(self._prefix), self._full(start_after) if start_after else ""
         with self._translated("list", prefix or "/"):
-            listed = islice(self._dialect.listing(self._bucket, self._full(prefix), after), limit)  # pages lazily
+            page = min(limit, 1000) if limit else 1000
+            listed = islice(self._dialect.listing(self._bucket, self._full(prefix), after, page), limit)
             found = [ObjectInfo(key[start:], size, modified) for key, size, modified in listed]
         return sorted(found, key=lambda info: info.key)
 
