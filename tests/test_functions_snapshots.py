@@ -85,7 +85,9 @@ def test_tenants_stay_apart_in_the_bucket(instances) -> None:  # noqa: ANN001
     assert b.call("POST", "/memories", TENANT_KEYS["bob"], json={"text": "Bob's own note.", "importance": 0.7}).ok
     assert "Bob's own note" not in a.call("GET", "/export", TENANT_KEYS["alice"]).text
     assert "Bob's own note" in a.call("GET", "/export", TENANT_KEYS["bob"]).text
-    assert {info.key.split("/")[0] for info in bucket.list("")} == {"alice", "bob"}
+    keys = [info.key for info in bucket.list("")]
+    assert {key.split("/")[0] for key in keys if not key.startswith("_")} == {"alice", "bob"}
+    assert {key.rsplit("/", 1)[1] for key in keys if key.startswith("_due/")} == {"alice", "bob"}  # the schedule
 
 
 def test_a_keys_file_in_the_bucket_adds_tenants(instances) -> None:  # noqa: ANN001
