@@ -13,6 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 STORE=(--storage-driver vfs)
+CHROOT=$(command -v chroot)  # env -i below clears PATH: call it by its path
 BASE_IMAGE="${BASE_IMAGE:-localhost/engram-base:bookworm}"
 IMAGE="${IMAGE:-localhost/engram:check}"
 WORK="${WORK:-/tmp/engram-image-check}"
@@ -89,7 +90,7 @@ port=$(.venv/bin/python -c 'from engram_core.bench.processes import free_port; p
 start_ns=$(date +%s%N)
 env -i PATH=/opt/engram/bin:/usr/bin:/bin HOME=/tmp PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 \
   ENGRAM_TENANT_STORE=/tmp/check/tenants ENGRAM_API_KEYS="$entries" ENGRAM_LOG_LEVEL=WARNING \
-  chroot --userspec="$user:$user" "$mount" python -m functions --host 127.0.0.1 --port "$port" \
+  "$CHROOT" --userspec="$user:$user" "$mount" python -m functions --host 127.0.0.1 --port "$port" \
   >"$WORK/server.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; podman "${STORE[@]}" image unmount "$IMAGE" >/dev/null 2>&1 || true' EXIT
