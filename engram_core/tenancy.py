@@ -11,12 +11,14 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from engram_core.errors import ValidationError
 
 if TYPE_CHECKING:
+    from engram_core.due_index import DueIndex
     from engram_core.engine import Engine
 
 T = TypeVar("T")
@@ -37,6 +39,14 @@ class TenantStores(Protocol):
 
     def tenants(self) -> list[str]:
         """Every tenant that has a store."""
+        ...
+
+    def has_tenant(self, tenant: str) -> bool:
+        """Whether this tenant has a store (a cheap check, unlike ``tenants()``)."""
+        ...
+
+    def due_index(self) -> "DueIndex":
+        """When each tenant is next due for a sleep cycle (see due_index.py)."""
         ...
 
     def collect_garbage(self, tenant: str) -> int:
@@ -65,6 +75,7 @@ class LocalTenantStores:
         self._engines: dict[str, Engine] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
+        self._due: DueIndex | None = None
 
     def _path(self, tenant: str) -> Path:
         return self.root / check_tenant_id(tenant) / "engram.sqlite"
@@ -78,11 +89,27 @@ class LocalTenantStores:
         with self._lock(tenant):
             engine = self._engines.get(tenant)
             if engine is None:
+                if not path.exists():  # a new tenant: on the schedule before it has a file
+                    self.due_index().schedule(tenant, datetime.now(timezone.utc))
                 _private_tenant_files(path)
                 engine = self._open(path)
                 with self._guard:
                     self._engines[tenant] = engine
             return operation(engine)
+
+    def has_tenant(self, tenant: str) -> bool:
+        return self._path(tenant).exists()
+
+    def due_index(self) -> DueIndex:
+        """Kept in ``<root>/_index`` (no tenant id starts with an underscore)."""
+        from engram_core.due_index import DueIndex
+        from engram_core.snapshots.local import LocalDirStore
+
+        with self._guard:
+            if self._due is None:
+                store = LocalDirStore(self.root / "_index")
+                self._due = DueIndex(lambda: store)
+            return self._due
 
     def collect_garbage(self, tenant: str) -> int:
         """A local store is one file updated in place: there are no old generations."""

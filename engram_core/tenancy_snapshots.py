@@ -21,12 +21,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar, Token
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from engram_core.tenancy import check_tenant_id
 
 if TYPE_CHECKING:
+    from engram_core.due_index import DueIndex
     from engram_core.engine import Engine
     from engram_core.snapshots import OssSettings, Snapshotter
     from engram_core.snapshots.ports import ObjectInfo, SnapshotStore, StoredObject
@@ -108,9 +110,11 @@ class RequestScopedStore:
 class SnapshotTenantStores:
     """The object store client is built on first use, so a process answers /healthz before it loads oss2."""
 
-    def __init__(self, location: str, open_engine: Callable[[Path], Engine]) -> None:
+    def __init__(self, location: str, open_engine: Callable[[Path], Engine], *,
+                 replica_bytes: int | None = None) -> None:
         self.location = location
         self._open_engine = open_engine
+        self._replica_bytes = replica_bytes  # None: from ENGRAM_DISK_MB when the snapshotter opens
         self._snapshotter: Snapshotter | None = None
         self._oss: OssSettings | None = None
         self._lock = threading.Lock()
@@ -121,14 +125,32 @@ class SnapshotTenantStores:
     def snapshotter(self) -> Snapshotter:
         with self._lock:
             if self._snapshotter is None:
-                from engram_core.snapshots import open_snapshot_store, open_snapshotter
-                from engram_core.snapshots.settings import load_oss_settings
+                from engram_core.snapshots import MIB, open_snapshot_store, open_snapshotter
+                from engram_core.snapshots.settings import budget_of, load_oss_settings, load_snapshot_settings
 
+                settings = load_snapshot_settings()
+                replica_mb = budget_of(settings).replica_mb
+                if self._replica_bytes is None and replica_mb is not None:
+                    self._replica_bytes = replica_mb * MIB
                 oss = self._oss = load_oss_settings()
                 store = RequestScopedStore(open_snapshot_store(self.location, oss),
                                            lambda found: open_snapshot_store(self.location, oss.with_fc_credentials(found)))
-                self._snapshotter = open_snapshotter(self.location, self._open_engine, oss=oss, store=store)
+                self._snapshotter = open_snapshotter(self.location, self._open_engine, oss=oss, store=store,
+                                                     settings=settings)
+                self._snapshotter.on_new_tenant = self._register
             return self._snapshotter
+
+    def _register(self, tenant: str) -> None:
+        self.due_index().schedule(tenant, datetime.now(timezone.utc))
+
+    def due_index(self) -> DueIndex:
+        """Beside the tenants, under the same prefix (no tenant id starts with an underscore)."""
+        from engram_core.due_index import DueIndex
+
+        return DueIndex(lambda: self.snapshotter.store)
+
+    def has_tenant(self, tenant: str) -> bool:
+        return self.snapshotter.newest_generation(check_tenant_id(tenant)) > 0
 
     def run(self, tenant: str, operation: Callable[[Engine], T], *, write: bool) -> T:
         tenant = check_tenant_id(tenant)
@@ -154,10 +176,23 @@ class SnapshotTenantStores:
         replica = self.snapshotter.checkout(tenant)
         with self._lock:
             self._replicas[tenant] = replica
-            idle = [t for t in self._replicas if t != tenant][:max(0, len(self._replicas) - MAX_REPLICAS)]
+            idle = self._over_bounds(tenant)
         for name in idle:
             self._drop_replica(name, wait=False)
         return replica
+
+    def _over_bounds(self, keep: str) -> list[str]:
+        """Least recently used replicas beyond MAX_REPLICAS, or beyond the disk's replica share (caller holds _lock)."""
+        others = [t for t in self._replicas if t != keep]  # least recently used first
+        excess = max(0, len(self._replicas) - MAX_REPLICAS)
+        total = sum(_size(r.path) for r in self._replicas.values()) if self._replica_bytes is not None else 0
+        doomed = []
+        for number, tenant in enumerate(others):
+            if number >= excess and (self._replica_bytes is None or total <= self._replica_bytes):
+                break
+            doomed.append(tenant)
+            total -= _size(self._replicas[tenant].path)
+        return doomed
 
     def _drop_replica(self, tenant: str, *, wait: bool) -> None:
         lock = self._tenant_lock(tenant)
@@ -190,6 +225,13 @@ class SnapshotTenantStores:
     def use_request_credentials(self, headers: Mapping[str, str]) -> None:
         """This request's storage calls (this context only) use the STS credentials it carries, if any."""
         scope_request_credentials(credentials_in(headers))
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def open_snapshot_tenant_stores(location: str, open_engine: Callable[[Path], Engine] | None = None

@@ -11,7 +11,7 @@ from functions import board, chat, clock, consolidate, invoke, lifecycle, memori
 from functions.authgate import AuthFirst, keyed_routes
 from functions.errors import install_error_handlers
 from functions.middleware import BodyLimit, RequestContext
-from functions.openapi import install_openapi
+from functions.openapi import build_document, install_openapi
 from functions.service import Service
 from functions.settings import FunctionRole
 
@@ -23,14 +23,32 @@ forgetting on purpose, consolidation. Every request is authenticated with an API
 _ROUTERS = {
     FunctionRole.CHAT: (chat.router,),
     FunctionRole.MEMORIES: (memories.router, clock.router, board.router),
-    FunctionRole.CONSOLIDATE: (consolidate.router, invoke.router),
+    FunctionRole.CONSOLIDATE: (consolidate.router,),
+    FunctionRole.JOBS: (invoke.router,),
 }
+
+
+# The functions behind the custom domain: one origin for the API and the board (the jobs function is not on it).
+ORIGIN_ROLES = (FunctionRole.CHAT, FunctionRole.MEMORIES, FunctionRole.CONSOLIDATE)
 
 
 def routers_for(role: FunctionRole) -> tuple:
     if role is FunctionRole.ALL:
         return tuple(r for group in _ROUTERS.values() for r in group)
     return _ROUTERS[role]
+
+
+def documented_routers(role: FunctionRole) -> tuple:
+    """What ``/openapi.json`` describes: every route of the origin, whichever function answers it."""
+    if role is FunctionRole.ALL:
+        return (lifecycle.router, *routers_for(role))
+    return (lifecycle.router, *(r for origin in ORIGIN_ROLES for r in routers_for(origin)))
+
+
+def origin_document() -> dict:
+    """The OpenAPI document of the deployed origin (the custom domain), as docs/openapi.json holds it."""
+    app = FastAPI(title="Engram", version=__version__, description=DESCRIPTION)
+    return build_document(app, [route for router in documented_routers(FunctionRole.CHAT) for route in router.routes])
 
 
 def create_app(service: Service) -> FastAPI:
@@ -47,7 +65,7 @@ def create_app(service: Service) -> FastAPI:
     for router in routers:
         app.include_router(router)
     install_error_handlers(app)
-    install_openapi(app)
+    install_openapi(app, documented_routers(service.settings.function))
     app.add_middleware(BodyLimit, max_bytes=service.settings.max_body_bytes)
     app.add_middleware(AuthFirst, keyed=keyed_routes(routers))
     _outermost(app, RequestContext)

@@ -43,13 +43,20 @@ def _error_schema_for_422(document: dict) -> None:
     schemas.pop("ValidationError", None)
 
 
-def install_openapi(app: FastAPI) -> None:
+def build_document(app: FastAPI, routes: list) -> dict:
+    document = get_openapi(title=app.title, version=app.version, description=app.description, routes=routes,
+                           openapi_version="3.1.0", servers=[{"url": "/", "description": "this origin"}])
+    _error_schema_for_422(document)
+    return document
+
+
+def install_openapi(app: FastAPI, routers: tuple = ()) -> None:
+    """``/openapi.json`` describes ``routers`` (the whole origin), or this app's own routes without them."""
+
     def build() -> dict:
         if app.openapi_schema is None:
-            document = get_openapi(title=app.title, version=app.version, description=app.description,
-                                   routes=app.routes, openapi_version="3.1.0")
-            _error_schema_for_422(document)
-            app.openapi_schema = document
+            routes = [route for router in routers for route in router.routes] if routers else app.routes
+            app.openapi_schema = build_document(app, routes)
         return app.openapi_schema
 
     app.openapi = build

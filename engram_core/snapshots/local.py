@@ -126,7 +126,7 @@ class LocalDirStore:
         except ValueError:
             return {}
 
-    def list(self, prefix: str, start_after: str = "") -> list[ObjectInfo]:
+    def list(self, prefix: str, start_after: str = "", limit: int | None = None) -> list[ObjectInfo]:
         base = self.root / prefix.rpartition("/")[0] if "/" in prefix else self.root
         found = []
         for dirpath, _dirs, files in os.walk(base):
@@ -134,7 +134,7 @@ class LocalDirStore:
                 key = (Path(dirpath) / name).relative_to(self.root).as_posix()
                 if key.startswith(prefix) and key > start_after and (info := self._info(key)) is not None:
                     found.append(info)
-        return sorted(found, key=lambda i: i.key)
+        return sorted(found, key=lambda i: i.key)[:limit]
 
     def _info(self, key: str) -> ObjectInfo | None:
         if not _KEY.match(key):  # temp files start with a dot

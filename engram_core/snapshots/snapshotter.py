@@ -156,6 +156,8 @@ class Snapshotter:
         self._bad: set[tuple[str, int]] = set()
         self._lanes: dict[str, Lane] = {}
         self._lanes_guard = threading.Lock()
+        # Called with the tenant before its first generation is written (the due index registers it there).
+        self.on_new_tenant: Callable[[str], None] | None = None
 
     # -- the use case ---------------------------------------------------------------
     def run(self, tenant: str, operation: Callable[["Engine"], T], *, write: bool = True) -> T:
@@ -345,6 +347,8 @@ class Snapshotter:
     # -- committing ---------------------------------------------------------------------
     def _commit(self, checkout: Checkout, purge: bool) -> CommitResult:
         keys, target = checkout.keys, checkout.base.next_generation
+        if target == 1 and self.on_new_tenant is not None:
+            self.on_new_tenant(keys.tenant)  # first, so a tenant never exists without its schedule
         sqlite_files.finalize(checkout.path, vacuum=purge)
         sealed = seal(checkout.path.read_bytes(), self._level)
         self.publish(keys, target, sealed, force_hint=purge)
