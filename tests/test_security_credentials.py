@@ -4,13 +4,14 @@ only after authentication, and only for that one request: seen through a logging
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from authlog_proxy import AuthLogProxy
 from object_servers import moto_server
 from functions_support import ADMIN_KEY
 from security_support import api_client, bearer
-from snapshot_support import KEY_ID, KEY_SECRET, new_bucket
+from snapshot_support import KEY_ID, KEY_SECRET, LOOPBACK_REGION, new_bucket
 
 # moto reads a SigV4 scope out of any key id with exactly four '/': these carry more (see snapshot_support).
 ATTACKER = "attacker/chosen/key/id/no/aws/scope"
@@ -38,6 +39,7 @@ def client_for(storage, monkeypatch, tmp_path):  # noqa: ANN001, ANN201
     proxy, bucket, _ = storage
     monkeypatch.setenv("ENGRAM_OSS_ENDPOINT", proxy.endpoint)
     monkeypatch.setenv("ENGRAM_OSS_DIALECT", "s3")
+    monkeypatch.setenv("ENGRAM_OSS_REGION", LOOPBACK_REGION)
     monkeypatch.setenv("ENGRAM_OSS_ACCESS_KEY_ID", KEY_ID)
     monkeypatch.setenv("ENGRAM_OSS_ACCESS_KEY_SECRET", KEY_SECRET)
     monkeypatch.setenv("ENGRAM_SNAPSHOT_CACHE_DIR", str(tmp_path / "cache"))
@@ -98,7 +100,8 @@ def test_on_function_compute_credentials_are_scoped_to_their_own_request(storage
 def test_off_function_compute_the_fan_out_never_signs_with_request_credentials(tmp_path, monkeypatch) -> None:  # noqa: ANN001
     for name in ("ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET", "ALIBABA_CLOUD_SECURITY_TOKEN"):
         monkeypatch.delenv(name, raising=False)
-    timer = {"triggerTime": "2026-12-01T00:00:00Z", "triggerName": "hourly"}
+    soon = datetime.now(timezone.utc) + timedelta(hours=2)  # a new tenant is due from the next hour on
+    timer = {"triggerTime": soon.isoformat(), "triggerName": "hourly"}
     fanout = {"fanout_mode": "fc", "fc_endpoint": "127.0.0.1:9", "fc_protocol": "http", "fc_sleep_function": "f"}
     with api_client(str(tmp_path / "tenants"), platform="local", **fanout) as client:
         _remember(client, "alice", "Alice keeps bees.")

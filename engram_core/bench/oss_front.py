@@ -86,6 +86,11 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = _handle  # noqa: N815 - http.server's naming
 
 
+def _create_only(headers: dict[str, str]) -> bool:
+    names = {k.lower(): v for k, v in headers.items()}
+    return names.get("if-none-match") == "*" or names.get("x-oss-forbid-overwrite", "").lower() == "true"
+
+
 def _kind(method: str, path: str) -> str:
     """GET on a bucket with no key is a listing (path-style: /bucket?... or /bucket/?...)."""
     key = urlsplit(path).path.lstrip("/").partition("/")[2]
@@ -106,6 +111,7 @@ class OssFront:
         self._host, self._port = parts.hostname, parts.port
         self._lock = threading.Lock()
         self._local = threading.local()
+        self._create_locks: dict[str, threading.Lock] = {}
         self.requests: Counter[str] = Counter()
         self.refused = 0
         self.scopes: set[Scope] = set()
@@ -149,6 +155,19 @@ class OssFront:
         if scope is not None:
             kept["Authorization"] = (f"AWS4-HMAC-SHA256 Credential=moto/{scope.date}/us-east-1/s3/aws4_request, "
                                      f"SignedHeaders=host, Signature={'0' * 64}")
+        if method == "PUT" and _create_only(kept):
+            with self._create_lock(urlsplit(path).path):
+                return self._send_upstream(method, path, body, kept)
+        return self._send_upstream(method, path, body, kept)
+
+    def _create_lock(self, key: str) -> threading.Lock:
+        """moto checks If-None-Match and then writes, unlocked, on a threaded server: two create-only PUTs of
+        one key can both succeed under load, the second overwriting the first. OSS and S3 decide atomically,
+        so the front makes the check and the write one step per key."""
+        with self._lock:
+            return self._create_locks.setdefault(key, threading.Lock())
+
+    def _send_upstream(self, method: str, path: str, body: bytes, kept: dict[str, str]) -> tuple[int, bytes, list]:
         for attempt in range(2):  # a kept-alive upstream connection may have been closed meanwhile
             conn = self._connection()
             try:
