@@ -100,8 +100,8 @@ class RequestScopedStore:
     def put(self, key: str, data: bytes, metadata: Mapping[str, str]) -> None:
         self.current().put(key, data, metadata)
 
-    def list(self, prefix: str, start_after: str = "") -> list[ObjectInfo]:
-        return self.current().list(prefix, start_after)
+    def list(self, prefix: str, start_after: str = "", limit: int | None = None) -> list[ObjectInfo]:
+        return self.current().list(prefix, start_after, limit)
 
     def delete(self, keys: Sequence[str]) -> None:
         self.current().delete(keys)

@@ -13,7 +13,7 @@ import pytest
 from functions_support import TENANT_KEYS, running_server
 from object_servers import moto_server
 from security_support import api_client, bearer
-from snapshot_support import KEY_ID, KEY_SECRET, new_bucket
+from snapshot_support import KEY_ID, KEY_SECRET, LOOPBACK_REGION, new_bucket
 
 CANARY = "Quokkaville locker 4417"
 TENANT_FIELDS = {"tenant": "alice", "tenant_id": "alice", "user": "alice", "user_id": "alice", "namespace": "alice"}
@@ -126,7 +126,7 @@ def test_bob_reaches_nothing_of_alice_through_any_route_on_the_local_store(tmp_p
 
 def test_bob_reaches_nothing_of_alice_through_any_route_on_snapshot_storage(tmp_path, monkeypatch) -> None:  # noqa: ANN001
     with moto_server() as endpoint:
-        for name, value in (("ENGRAM_OSS_ENDPOINT", endpoint), ("ENGRAM_OSS_DIALECT", "s3"),
+        for name, value in (("ENGRAM_OSS_ENDPOINT", endpoint), ("ENGRAM_OSS_DIALECT", "s3"), ("ENGRAM_OSS_REGION", LOOPBACK_REGION),
                             ("ENGRAM_OSS_ACCESS_KEY_ID", KEY_ID), ("ENGRAM_OSS_ACCESS_KEY_SECRET", KEY_SECRET),
                             ("ENGRAM_SNAPSHOT_CACHE_DIR", str(tmp_path / "cache"))):
             monkeypatch.setenv(name, value)
