@@ -205,3 +205,23 @@ def test_the_belief_a_question_names_leads_the_block(clock, budget: int) -> None
     result = engine.recall("What is my job?", budget, reinforce=False)
     assert "teacher" in result.items[0].line
     assert result.tokens_used <= budget
+
+
+def test_a_stop_word_alone_earns_no_lexical_credit(clock) -> None:  # noqa: ANN001
+    """"Book a team dinner" shares only "a" with the small talk: that is no lexical match at all."""
+    engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.6)))
+    engine.observe("What a lovely day, haha.")
+    engine.observe("I'm allergic to shellfish, so no prawns for me.")
+    result = engine.recall("Book a team dinner for Friday", 1000, reinforce=False)
+    lexical = {item.text: item.score.lexical for item in result.items}
+    assert lexical["What a lovely day, haha."] == 0.0
+
+
+def test_content_words_still_match_lexically(clock) -> None:  # noqa: ANN001
+    engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.6)))
+    engine.observe("What a lovely day, haha.")
+    engine.observe("I'm allergic to shellfish, so no prawns for me.")
+    result = engine.recall("Is there any shellfish in the dinner?", 1000, reinforce=False)
+    lexical = {item.text: item.score.lexical for item in result.items}
+    assert lexical["I'm allergic to shellfish, so no prawns for me."] == 1.0
+    assert lexical["What a lovely day, haha."] == 0.0

@@ -11,6 +11,7 @@ import pytest
 
 from engram_core.adapters.clock import FixedClock
 from engram_core.adapters.hashing import HashingEmbedder
+from engram_core.adapters.sqlite_lexical import query_words
 from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.adapters.tokens import ConservativeTokenCounter
 from engram_core.bench.scale import synthetic_sentence
@@ -39,7 +40,7 @@ ODD_QUERIES = ["the", "I the my", "booked booking books", "zzz nothing", "foo_ba
 
 
 def plain_search(store: SqliteStore, query: str, limit: int, active_only: bool) -> list[tuple[str, float]]:
-    words = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", query)))[:64]
+    words = query_words(re.findall(r"\w+", query))  # the query's meaningful words, as recall asks
     if not words:
         return []
     match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)

@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from engram_core.adapters import sqlite_rows as rows
-from engram_core.adapters.sqlite_lexical import RECALLABLE_SQL, CacheKey, LexicalCache, fts_search
+from engram_core.adapters.sqlite_lexical import RECALLABLE_SQL, CacheKey, LexicalCache, fts_search, query_words
 from engram_core.errors import SchemaTooNewError, StoreError
 from engram_core.model import AccessState, Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
 from engram_core.timeutil import to_storage
@@ -238,7 +238,7 @@ class SqliteStore:
         The same rows as ``SELECT m.id, -bm25(memories_fts) ... MATCH 'w1 OR w2 ...' AND m.status = 'active'
         ORDER BY bm25(memories_fts) LIMIT ?``, answered from cached per-word terms (sqlite_lexical.py).
         """
-        words = list(dict.fromkeys(w.lower() for w in _FTS_TOKEN.findall(query)))[:64]
+        words = query_words(_FTS_TOKEN.findall(query))
         if not words:
             return []
         cached = self._lexical.search(words, limit, active_only, self._lexical_key())
