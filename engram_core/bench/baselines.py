@@ -21,7 +21,7 @@ import numpy as np
 from engram_core.adapters.clock import FixedClock
 from engram_core.adapters.offline_llm import OfflineLLM
 from engram_core.adapters.sqlite_store import SqliteStore
-from engram_core.adapters.tokens import ConservativeTokenCounter
+from engram_core.adapters.tokens import default_token_counter
 from engram_core.config import EngineConfig
 from engram_core.engine import Engine
 from engram_core.model import MemoryKind
@@ -325,7 +325,7 @@ def all_systems(embedder: Embedder, start: datetime, config: EngineConfig | None
                 reinforce: bool = False, nightly_sleep: bool = False) -> list[System]:
     """A fresh set of every system, sharing one embedder and one token counter; with
     ``nightly_sleep``, also Engram running its sleep cycle once a day."""
-    tokens = ConservativeTokenCounter()
+    tokens = default_token_counter()
     config = config or EngineConfig()
     full_from = config.full_block_from_tokens
     sleeper = [EngramSystem(ENGRAM_SLEEP, embedder, tokens, config, start, reinforce, nightly_sleep=True)]
