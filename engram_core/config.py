@@ -43,6 +43,9 @@ class EngineConfig(BaseModel):
     reinforce_bonus_hours: float = Field(12.0, ge=0)
     wake_similarity: float = Field(0.35, ge=0, le=1, description="hybrid similarity a faded memory needs to wake")
     wake_pool: int = Field(40, ge=0, le=10_000, description="most faded memories one query may wake")
+    fill_similarity: float = Field(
+        0.15, ge=0, le=1, description="hybrid similarity a faded memory needs to fill room the block would "
+                                      "otherwise leave unused (at most wake_pool of them, after everything else)")
     answer_similarity: float = Field(0.30, ge=0, le=1,
                                      description="cosine a question needs with a belief's label to name it by meaning")
     answer_margin: float = Field(0.05, ge=0, le=1,

@@ -55,26 +55,6 @@ class _Postings:
     terms: np.ndarray
 
 
-# English function words: matched alone they say nothing about a memory, yet BM25 scaled by the
-# query's best match gave a one-word overlap on "a" full lexical credit ("Book a team dinner" ranked
-# "What a lovely day, haha." first). They are left out of the lexical query; cosine still sees them.
-STOP_WORDS = frozenset("""
-a about above after again against all am an and any are as at be because been before being below
-between both but by can could did do does doing down during each few for from further had has have
-having he her here hers herself him himself his how i if in into is it its itself just me more most
-my myself no nor not now of off on once only or other our ours ourselves out over own same she should
-so some such than that the their theirs them themselves then there these they this those through to
-too under until up very was we were what when where which while who whom why will with would you
-your yours yourself yourselves s t d ll m re ve don didn doesn isn wasn
-""".split())
-
-
-def query_words(words: list[str], limit: int = 64) -> list[str]:
-    """The distinct lower-cased words of a query that carry meaning, in order, at most ``limit``."""
-    distinct = dict.fromkeys(w.lower() for w in words)
-    return [w for w in distinct if w not in STOP_WORDS][:limit]
-
-
 def quote_word(word: str) -> str:
     return '"' + word.replace('"', '""') + '"'
 

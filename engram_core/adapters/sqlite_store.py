@@ -12,10 +12,11 @@ from importlib import resources
 from pathlib import Path
 
 from engram_core.adapters import sqlite_rows as rows
-from engram_core.adapters.sqlite_lexical import RECALLABLE_SQL, CacheKey, LexicalCache, fts_search, query_words
+from engram_core.adapters.sqlite_lexical import RECALLABLE_SQL, CacheKey, LexicalCache, fts_search
 from engram_core.errors import SchemaTooNewError, StoreError
 from engram_core.model import AccessState, Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
 from engram_core.timeutil import to_storage
+from engram_core.words import content_words
 
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 _FTS_TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -238,7 +239,7 @@ class SqliteStore:
         The same rows as ``SELECT m.id, -bm25(memories_fts) ... MATCH 'w1 OR w2 ...' AND m.status = 'active'
         ORDER BY bm25(memories_fts) LIMIT ?``, answered from cached per-word terms (sqlite_lexical.py).
         """
-        words = query_words(_FTS_TOKEN.findall(query))
+        words = content_words(_FTS_TOKEN.findall(query))  # stop words alone are no match
         if not words:
             return []
         cached = self._lexical.search(words, limit, active_only, self._lexical_key())
