@@ -16,6 +16,9 @@ class ScoringWeights(BaseModel):
     lexical_share: float = Field(0.40, ge=0, le=1, description="share of lexical evidence inside similarity")
     retention_floor: float = Field(0.70, ge=0, le=1)
     recency_half_life_hours: float = Field(24 * 30, gt=0)
+    rank_fusion: float = Field(0.0, ge=0, le=1, description="share of reciprocal-rank fusion (of the cosine and "
+                                                             "BM25 rankings) in the match that ranks")
+    neighbours: float = Field(0.0, ge=0, le=1, description="share of the best adjacent turn's match a turn gains")
 
 
 class EngineConfig(BaseModel):
@@ -59,7 +62,11 @@ class EngineConfig(BaseModel):
     semantic_supersede_threshold: float = Field(0.90, gt=0, le=1)
     adjudication_candidate_threshold: float = Field(0.55, ge=0, le=1)
     max_adjudication_candidates: int = Field(5, ge=1, le=50)
-    max_text_bytes: int = Field(32 * 1024, ge=64)
+    max_text_bytes: int = Field(32 * 1024, ge=64, description="longest text stored as one memory")
+    max_message_bytes: int = Field(
+        8 * 1024 * 1024, ge=64, description="longest message observed; one over max_text_bytes is stored whole "
+                                            "and recalled as linked parts")
+    part_bytes: int = Field(1024, ge=64, description="largest part a long message is cut into")
     max_budget_tokens: int = Field(200_000, ge=1)
     candidate_pool: int = Field(400, ge=1)
     full_block_from_tokens: int = Field(

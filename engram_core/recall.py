@@ -21,7 +21,7 @@ from engram_core.render import (
 )
 from engram_core.retention import hours_between, reinforced_stability, retention
 from engram_core.runtime import Runtime
-from engram_core.scoring import CandidateArrays, breakdown_at, normalise_lexical, score_arrays
+from engram_core.scoring import CandidateArrays, breakdown_at, normalise_lexical, rank_fusion, score_arrays
 from engram_core.words import carries
 
 
@@ -41,13 +41,22 @@ class Pool:
     fillers: frozenset[str] = frozenset()  # faded memories that match too weakly to wake: they only fill room
 
 
-def _lexical(rt: Runtime, query: str, positions: dict[str, int], size: int, active_only: bool) -> np.ndarray:
+def _lexical(rt: Runtime, query: str, positions: dict[str, int], size: int,
+             active_only: bool) -> tuple[np.ndarray, np.ndarray]:
+    """BM25 evidence per row, scaled to [0, 1], and the matching rows best first."""
     raw = np.zeros(size, dtype=np.float64)
+    ranked = []
     for memory_id, value in rt.store.lexical_search(query, rt.config.candidate_pool, active_only):
         pos = positions.get(memory_id)
         if pos is not None:
             raw[pos] = value
-    return normalise_lexical(raw)
+            ranked.append(pos)
+    return normalise_lexical(raw), np.array(ranked, dtype=np.int64)
+
+
+def _links(links: np.ndarray, alive: np.ndarray) -> np.ndarray:
+    """Links to rows still in recall; -1 for the rest."""
+    return np.where((links >= 0) & alive[np.maximum(links, 0)], links, -1)
 
 
 def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarray, now: datetime,
@@ -56,15 +65,21 @@ def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarra
     size = index.size()
     if len(index) == 0:
         return Pool([], {})
-    cols, now_h = index.columns, epoch_hours(now)
+    cols, now_h, w = index.columns, epoch_hours(now), rt.config.weights
+    cosine = index.vectors[:size] @ qv
+    lexical, lexical_rows = _lexical(rt, query, index.position, size, active_only)
+    alive = index.alive[:size]
     arrays = CandidateArrays(
         prior=cols["prior"][:size], importance=cols["importance"][:size], stability_hours=cols["stability"][:size],
         hours_since_access=np.maximum(now_h - cols["accessed_h"][:size], 0.0),
         hours_since_created=np.maximum(now_h - cols["created_h"][:size], 0.0),
-        cosine=index.vectors[:size] @ qv, lexical=_lexical(rt, query, index.position, size, active_only),
+        cosine=cosine, lexical=lexical,
+        fused=rank_fusion(np.where(alive, cosine, -1.0), lexical_rows, rt.config.candidate_pool)
+        if w.rank_fusion > 0 else None,
+        previous=_links(index.previous[:size], alive) if w.neighbours > 0 else None,
+        following=_links(index.following[:size], alive) if w.neighbours > 0 else None,
     )
     parts = score_arrays(arrays, rt.config)
-    alive = index.alive[:size]
     eligible, cold = _eligible(parts, cols["critical"][:size] > 0, cols["archived"][:size] > 0, alive, rt.config)
     chosen = np.flatnonzero(eligible)
     pool = rt.config.candidate_pool
