@@ -18,7 +18,7 @@ class ScoringWeights(BaseModel):
     recency_half_life_hours: float = Field(24 * 30, gt=0)
     rank_fusion: float = Field(0.0, ge=0, le=1, description="share of reciprocal-rank fusion (of the cosine and "
                                                              "BM25 rankings) in the match that ranks")
-    neighbours: float = Field(0.0, ge=0, le=1, description="share of the best adjacent turn's match a turn gains")
+    neighbours: float = Field(0.30, ge=0, le=1, description="share of the best adjacent turn's match a turn gains")
 
 
 class EngineConfig(BaseModel):
@@ -44,10 +44,10 @@ class EngineConfig(BaseModel):
     max_stability_hours: float = Field(24.0 * 365 * 5, gt=0)
     reinforce_gain: float = Field(0.6, ge=0, description="stability gained per unit forgotten, as a share of S")
     reinforce_bonus_hours: float = Field(12.0, ge=0)
-    wake_similarity: float = Field(0.35, ge=0, le=1, description="hybrid similarity a faded memory needs to wake")
-    wake_pool: int = Field(40, ge=0, le=10_000, description="most faded memories one query may wake")
+    wake_similarity: float = Field(0.10, ge=0, le=1, description="hybrid similarity a faded memory needs to wake")
+    wake_pool: int = Field(400, ge=0, le=10_000, description="most faded memories one query may wake")
     fill_similarity: float = Field(
-        0.15, ge=0, le=1, description="hybrid similarity a faded memory needs to fill room the block would "
+        0.05, ge=0, le=1, description="hybrid similarity a faded memory needs to fill room the block would "
                                       "otherwise leave unused (at most wake_pool of them, after everything else)")
     answer_similarity: float = Field(0.30, ge=0, le=1,
                                      description="cosine a question needs with a belief's label to name it by meaning")
