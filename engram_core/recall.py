@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import NamedTuple
@@ -22,7 +23,7 @@ from engram_core.render import (
 from engram_core.retention import hours_between, reinforced_stability, retention
 from engram_core.runtime import Runtime
 from engram_core.scoring import CandidateArrays, breakdown_at, normalise_lexical, rank_fusion, score_arrays
-from engram_core.words import carries
+from engram_core.words import carries, meaning
 
 
 class Candidate(NamedTuple):  # a tuple: 400 are made per recall, a frozen dataclass took twice as long
@@ -144,7 +145,8 @@ FILLER_OFFSET = 10.0  # below any score and answer tier: a filler packs only int
 
 
 def _packables(candidates: list[Candidate], rendered: dict[str, tuple[str, int]],
-               tiers: dict[str, float], fillers: frozenset[str] = frozenset()) -> list[Packable]:
+               tiers: dict[str, float], fillers: frozenset[str] = frozenset(),
+               history: Callable[[], frozenset[str]] = frozenset) -> list[Packable]:
     """A distilled fact displaces the raw episode it came from when it carries what the episode said
     (a name fact never stands in for the sentence that also gave the job); ``tiers`` lift answers
     above the rest."""
@@ -158,10 +160,22 @@ def _packables(candidates: list[Candidate], rendered: dict[str, tuple[str, int]]
         displaces: tuple[str, ...] = ()
         if c.memory.belief_id is not None:
             displaces = tuple(e.id for mid in c.memory.provenance for e in episodes_by_message.get(mid, ())
-                              if carries(c.memory.text, e.text))
+                              if carries(c.memory.text, e.text, history()))
         score = c.score + tiers.get(c.memory.id, 0.0) - (FILLER_OFFSET if c.memory.id in fillers else 0.0)
         packables.append(Packable(c.memory.id, score, rendered[c.memory.id][1], displaces))
     return packables
+
+
+def _retired_words(rt: Runtime) -> Callable[[], frozenset[str]]:
+    """What the ledger's retired values say, read at most once a recall and only when a fact could stand
+    in for a sentence."""
+    found: list[frozenset[str]] = []
+
+    def words() -> frozenset[str]:
+        if not found:
+            found.append(meaning(" ".join(b.object for b in rt.store.all_beliefs() if not b.is_current())))
+        return found[0]
+    return words
 
 
 def _line(entry: IndexEntry, form: BlockForm) -> str:
@@ -208,7 +222,7 @@ def _pack(rt: Runtime, query: str, qv: np.ndarray, budget: int, pool: Pool, as_o
     frame = rt.tokens.count(frame_text(form))
     beliefs = [(c.memory.id, c.entry.belief) for c in pool.candidates]
     tiers = answer_tiers(beliefs, query) or _tiers_by_meaning(rt, qv, beliefs)
-    packables = _packables(pool.candidates, rendered, tiers, pool.fillers)
+    packables = _packables(pool.candidates, rendered, tiers, pool.fillers, _retired_words(rt))
     chosen = pack_under_budget(packables, budget - frame) if budget > frame else ()
     kept, used = fit_block(rt.tokens, form, [rendered[p.key][0] for p in chosen], budget)
     by_id = {c.memory.id: c for c in pool.candidates}

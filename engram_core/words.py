@@ -15,6 +15,7 @@ my myself no nor not now of off on once only or other our ours ourselves out ove
 so some such than that the their theirs them themselves then there these they this those through to
 too under until up very was we were what when where which while who whom why will with would you
 your yours yourself yourselves s t d ll m re ve don didn doesn isn wasn
+also got get gets just really actually still even oh yes yeah ok okay
 """.split())
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -40,12 +41,15 @@ def meaning(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in content_words(_WORD.findall(text), limit=10_000))
 
 
-STAND_IN_SHARE = 0.75  # of the source's content words a fact must restate to stand in for it
+STAND_IN_SHARE = 0.6  # of the source's content words a fact must restate to stand in for it
 
 
-def carries(statement: str, source: str, share: float = STAND_IN_SHARE) -> bool:
+def carries(statement: str, source: str, history: frozenset[str] = frozenset(),
+            share: float = STAND_IN_SHARE) -> bool:
     """Whether ``statement`` says what ``source`` said: it restates at least ``share`` of the source's
     content words. "The user's name is Dana." carries "My name is Dana." but not "I'm Dana, a nurse
-    at St Mary's": the job would be lost with the sentence."""
-    said = meaning(source)
+    at St Mary's": the job would be lost with the sentence. Words in ``history`` (values the ledger
+    has retired, kept in its history) need no restating: "project ECHO got renamed to ABYSS" is
+    carried by "The user's project is named ABYSS." once ECHO is a retired value."""
+    said = meaning(source) - history
     return not said or len(said & meaning(statement)) >= share * len(said)

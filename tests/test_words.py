@@ -25,3 +25,10 @@ def test_a_fact_that_restates_its_source_carries_it() -> None:
 def test_a_fact_that_leaves_part_out_does_not() -> None:
     source = "My name is Dana and I work as a night nurse at St Mary's."
     assert not carries("The user's name is Dana.", source)
+
+
+def test_a_retired_value_needs_no_restating() -> None:
+    """A rename's old name lives in the ledger's history; the new fact carries the rest of the sentence."""
+    source = "Also, project ECHO got renamed to ABYSS."
+    assert not carries("The user's project is named ABYSS.", source)
+    assert carries("The user's project is named ABYSS.", source, history=meaning("ECHO"))
