@@ -28,6 +28,7 @@ NEGATED_PREFIX = "not:"
 # Predicate words a compact label drops: the block is about the user already.
 _LABEL_PREFIX = re.compile(r"^(?:prefers|favou?rite|family|pet|user)_(?=.)")
 _LABEL_NAMES = {"project_name": "project", "job_title": "job"}
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 class BlockForm(str, Enum):
@@ -72,7 +73,7 @@ def line_tag(kind: MemoryKind, when: datetime) -> str:
 
     Qwen spends a token per digit: "2023-05-08" is 10 tokens, "8 May 2023" 7, so the tag went from 16
     tokens of a line to 11 (a LoCoMo turn is about 28)."""
-    date = f"{when.day} {when.strftime('%b %Y')}"
+    date = f"{when.day} {_MONTHS[when.month - 1]} {when.year}"  # not strftime: locale-free, and 10x cheaper
     return date if kind is MemoryKind.EPISODE else f"{kind.value} {date}"
 
 
