@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from engram_core import exchange, inputs, maintenance, recall, reembed, writepath
+from engram_core import exchange, inputs, longtext, maintenance, recall, reembed, writepath
 from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.config import EngineConfig
 from engram_core.errors import ConfigurationError, NotFoundError, ProviderError, ValidationError
@@ -96,13 +96,16 @@ class Engine:
     def observe(self, text: str, *, role: str = "user", session_id: str | None = None,
                 message_id: str | None = None, occurred_at: str | datetime | None = None,
                 speaker: str | None = None) -> WriteResult:
+        """One message; a text longer than ``max_text_bytes`` is kept whole and stored as linked parts."""
         obs = writepath.Observation(
-            text=inputs.check_text(text, self.config), role=inputs.check_role(role),
+            text=inputs.check_message(text, self.config), role=inputs.check_role(role),
             session_id=inputs.check_identifier(session_id, "session_id") or "default",
             external_id=inputs.check_identifier(message_id, "message_id"),
             occurred_at=inputs.check_when(occurred_at, "occurred_at"),
             speaker=inputs.check_identifier(speaker, "speaker"),
         )
+        if inputs.is_long(obs.text, self.config):
+            return self._run(lambda: longtext.observe_long(self._rt, obs, self.config.part_bytes))
         return self._run(lambda: writepath.observe(self._rt, obs))
 
     def remember(self, text: str, *, kind: str | MemoryKind = MemoryKind.FACT, importance: float | None = None,

@@ -29,7 +29,7 @@ from engram_core.model import EventKind, MemoryKind
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
-SYSTEMS = ["B0 no memory", "B1 full history", "B2 top-k cosine", "B2L top-k BM25", ENGRAM, ENGRAM_NO_FORGETTING]
+SYSTEMS = ["B0 no memory", "B1 full history", "B2 top-k cosine", "B2L top-k BM25", "B2H top-k hybrid (RRF)", ENGRAM, ENGRAM_NO_FORGETTING]
 AT = datetime(2025, 3, 1, 10, tzinfo=timezone.utc)
 
 

@@ -18,6 +18,7 @@ from engram_core.errors import SchemaTooNewError, StoreError
 from engram_core.model import AccessState, Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
 from engram_core.private_files import private_dir, private_file
 from engram_core.timeutil import to_storage
+from engram_core.words import content_words
 
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 _FTS_TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -242,7 +243,7 @@ class SqliteStore:
         The same rows as ``SELECT m.id, -bm25(memories_fts) ... MATCH 'w1 OR w2 ...' AND m.status = 'active'
         ORDER BY bm25(memories_fts) LIMIT ?``, answered from cached per-word terms (sqlite_lexical.py).
         """
-        words = list(dict.fromkeys(w.lower() for w in _FTS_TOKEN.findall(query)))[:64]
+        words = content_words(_FTS_TOKEN.findall(query))  # stop words alone are no match
         if not words:
             return []
         cached = self._lexical.search(words, limit, active_only, self._lexical_key())

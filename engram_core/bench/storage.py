@@ -70,11 +70,11 @@ def bench_engine(path: Path):  # noqa: ANN201 - Engine
     from engram_core.adapters.clock import SystemClock
     from engram_core.adapters.offline_llm import OfflineLLM
     from engram_core.adapters.sqlite_store import SqliteStore
-    from engram_core.adapters.tokens import ConservativeTokenCounter
+    from engram_core.adapters.tokens import default_token_counter
     from engram_core.engine import Engine
 
     return Engine(SqliteStore(path), embedder=DenseBenchEmbedder(), llm=OfflineLLM(),
-                  tokens=ConservativeTokenCounter(), clock=SystemClock())
+                  tokens=default_token_counter(), clock=SystemClock())
 
 
 # -- building a tenant of N memories -----------------------------------------------------
