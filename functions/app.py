@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from engram_core import __version__
-from functions import board, chat, clock, consolidate, invoke, lifecycle, memories
+from functions import board, chat, clock, completions, consolidate, invoke, lifecycle, memories
 from functions.errors import install_error_handlers
 from functions.middleware import BodyLimit, RequestContext
 from functions.openapi import install_openapi
@@ -20,7 +20,7 @@ forgetting on purpose, consolidation. Every request is authenticated with an API
 `{"error": {"code", "message", "field"}}`."""
 
 _ROUTERS = {
-    FunctionRole.CHAT: (chat.router,),
+    FunctionRole.CHAT: (chat.router, completions.router),
     FunctionRole.MEMORIES: (memories.router, clock.router, board.router),
     FunctionRole.CONSOLIDATE: (consolidate.router, invoke.router),
 }
