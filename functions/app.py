@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from engram_core import __version__
-from functions import board, chat, clock, completions, consolidate, invoke, lifecycle, memories
+from functions import board, chat, clock, completions, consolidate, invoke, lifecycle, mcp_http, memories
 from functions.errors import install_error_handlers
 from functions.middleware import BodyLimit, RequestContext
 from functions.openapi import install_openapi
@@ -35,7 +35,8 @@ def routers_for(role: FunctionRole) -> tuple:
 def create_app(service: Service) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):  # noqa: ANN202 - FastAPI lifespan
-        yield
+        async with mcp_http.running(app):
+            yield
         service.close()
 
     app = FastAPI(title="Engram", version=__version__, description=DESCRIPTION, lifespan=lifespan,
@@ -44,6 +45,8 @@ def create_app(service: Service) -> FastAPI:
     app.include_router(lifecycle.router)
     for router in routers_for(service.settings.function):
         app.include_router(router)
+    if service.settings.function in (FunctionRole.ALL, FunctionRole.MEMORIES):
+        mcp_http.install(app, service)
     install_error_handlers(app)
     install_openapi(app)
     app.add_middleware(BodyLimit, max_bytes=service.settings.max_body_bytes)
