@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from engram_core import __version__
-from functions import board, chat, clock, completions, consolidate, invoke, lifecycle, mcp_http, memories
+from functions import board, chat, clock, completions, consolidate, invoke, lifecycle, mcp_http, memories, observe
 from functions.errors import install_error_handlers
 from functions.middleware import BodyLimit, RequestContext
 from functions.openapi import install_openapi
@@ -21,7 +21,7 @@ forgetting on purpose, consolidation. Every request is authenticated with an API
 
 _ROUTERS = {
     FunctionRole.CHAT: (chat.router, completions.router),
-    FunctionRole.MEMORIES: (memories.router, clock.router, board.router),
+    FunctionRole.MEMORIES: (memories.router, observe.router, clock.router, board.router),
     FunctionRole.CONSOLIDATE: (consolidate.router, invoke.router),
 }
 
