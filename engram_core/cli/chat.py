@@ -55,6 +55,7 @@ def chat(ctx: Context, session_id: str, budget: int, quiet: bool) -> None:
     """Chat in the terminal: Qwen Cloud with a key, offline without (stdin works as a script). /help lists commands."""
     state = {"session": session_id}
     interactive = sys.stdin.isatty()
+    click.echo(f"engram: store {ctx.store_description()}", err=True)
     if interactive:
         click.echo(f"Engram chat. {HELP}")
     while True:
