@@ -109,17 +109,19 @@ def _metadata_budget(metadata: dict[str, str]) -> int | None:
     return int(text)
 
 
-def _metadata_session(metadata: dict[str, str]) -> str | None:
-    text = metadata.get(SESSION_KEY)
+def _checked_session(text: str | None, field: str) -> str | None:
+    """Checked before anything runs: a bad session id must not leave a sweep or a reinforcement behind."""
     if text is not None and not (text.strip() and len(text) <= 200):
-        raise ValidationError(f"metadata.{SESSION_KEY} must be 1 to 200 characters", field=f"metadata.{SESSION_KEY}")
+        raise ValidationError(f"{field} must be 1 to 200 characters, not only spaces", field=field)
     return text
 
 
 def turn_options(body: CompletionRequest, session: str | None, budget: int | None) -> tuple[str, int]:
     """(session, budget): a header wins over metadata; then the defaults."""
     metadata = body.metadata or {}
-    chosen_session = session or _metadata_session(metadata) or completions.DEFAULT_SESSION
+    chosen_session = (_checked_session(session, SESSION_HEADER)
+                      or _checked_session(metadata.get(SESSION_KEY), f"metadata.{SESSION_KEY}")
+                      or completions.DEFAULT_SESSION)
     chosen_budget = budget or _metadata_budget(metadata) or DEFAULT_BUDGET
     return chosen_session, chosen_budget
 
