@@ -55,9 +55,8 @@ def chat(ctx: Context, session_id: str, budget: int, quiet: bool) -> None:
     """Chat in the terminal: Qwen Cloud with a key, offline without (stdin works as a script). /help lists commands."""
     state = {"session": session_id}
     interactive = sys.stdin.isatty()
-    click.echo(f"engram: store {ctx.store_description()}", err=True)
     if interactive:
-        click.echo(f"Engram chat. {HELP}")
+        click.echo(f"Engram chat on {ctx.store_description()}. {HELP}")
     while True:
         line = input("you> ") if interactive else sys.stdin.readline()
         if not interactive and not line:
