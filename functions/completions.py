@@ -216,8 +216,8 @@ def _relay(service: Service, tenant: str, model: ConversationModel, turn: Prepar
             if chunk.get("usage"):
                 chunk = {**chunk, "usage": {**chunk["usage"], "memory_tokens": turn.memory_tokens}}
             yield _event({**chunk, "engram": turn.usage_extra()} if index == 0 else chunk)
-        service.write(tenant, lambda e: (200, completions.finish_turn(e, turn, "".join(answer), model.drain_calls())),
-                      None)
+        calls = model.drain_calls()  # once: a write that lost a commit race runs again with the same calls
+        service.write(tenant, lambda e: (200, completions.finish_turn(e, turn, "".join(answer), calls)), None)
     except EngramError as exc:
         _write_failure(service, tenant, model, turn, exc)
         yield _event({"error": {"code": exc.code, "message": exc.message, "field": exc.field}})
@@ -232,8 +232,10 @@ def _relay(service: Service, tenant: str, model: ConversationModel, turn: Prepar
 
 def _write_failure(service: Service, tenant: str, model: ConversationModel, turn: PreparedTurn,
                    exc: EngramError) -> None:
+    calls = model.drain_calls()
+
     def record(engine) -> tuple[int, None]:  # noqa: ANN001 - Engine
-        engine.record_calls(model.drain_calls())
+        engine.record_calls(calls)
         engine.record_reply_failure(turn.message_id, model.name, exc.message)
         return 200, None
 
