@@ -92,7 +92,10 @@ class ModelsOut(BaseModel):
 
 COMPLETION_RESPONSES = {**LIMITED_WRITE_ERRORS, 200: {
     "description": "The completion; with `stream: true` server-sent events (`data: {chunk}`, then `data: [DONE]`).",
-    "content": {SSE: {"schema": {"type": "string"}}}}}
+    "content": {SSE: {"schema": {
+        "type": "object", "required": ["data"],
+        "description": "One event: `data` is a chat.completion.chunk (JSON), an `error` object, or `[DONE]`.",
+        "properties": {"data": {"type": "string"}, "event": {"type": "string"}, "id": {"type": "string"}}}}}}}
 SessionHeader = Annotated[str | None, Header(alias=SESSION_HEADER, min_length=1, max_length=200,
                                              description="The session the turn is written to (default: default).")]
 BudgetHeader = Annotated[int | None, Header(alias=BUDGET_HEADER, ge=1, le=MAX_BUDGET,

@@ -139,8 +139,10 @@ def test_a_wrong_key_is_refused_as_openai_clients_expect(offline: Server) -> Non
      "X-Engram-Budget-Tokens"),
     ({"model": "engram", "messages": [{"role": "user", "content": "hi"}],
       "metadata": {"engram_budget_tokens": "lots"}}, {}, "metadata.engram_budget_tokens"),
-    ({"model": "engram", "messages": [{"role": "user", "content": "hi"}]}, {"X-Engram-Session-Id": "   "},
+    ({"model": "engram", "messages": [{"role": "user", "content": "hi"}]}, {"X-Engram-Session-Id": "s" * 201},
      "X-Engram-Session-Id"),
+    ({"model": "engram", "messages": [{"role": "user", "content": "hi"}],
+      "metadata": {"engram_session_id": "   "}}, {}, "metadata.engram_session_id"),
 ])
 def test_bad_requests_are_422_naming_the_field(offline: Server, body: dict, headers: dict, field: str) -> None:
     before = exported(offline, "dave")
