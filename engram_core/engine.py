@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from engram_core import exchange, inputs, longtext, maintenance, recall, reembed, writepath
+from engram_core import completions, exchange, inputs, longtext, maintenance, recall, reembed, writepath
+from engram_core.completions import ConversationModel
 from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.config import EngineConfig
 from engram_core.errors import ConfigurationError, NotFoundError, ProviderError, ValidationError
 from engram_core.model import (
-    Belief, DreamProposal, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallResult, WriteResult,
+    Belief, DreamProposal, Event, EventKind, Memory, MemoryKind, MemoryStatus, ModelCall, RecallResult, WriteResult,
 )
 from engram_core.metering import usage_report
 from engram_core.ports import LLM, Clock, Embedder, TokenCounter, UsageSource
@@ -155,10 +156,26 @@ class Engine:
             return self._rt.llm.reply(message, recalled.render())
         except (ProviderError, ConfigurationError) as exc:
             saved = written.message.id if written.message else None
-            with self.store.transaction():
-                self.store.insert_events([self._rt.event(EventKind.REPLY_FAILED, message_id=saved,
-                                                         model=self._rt.llm.model_id, reason=exc.message)])
+            self.record_reply_failure(saved, self._rt.llm.model_id, exc.message)
             raise type(exc)(f"no reply: {exc.message} (the message was saved)", field=exc.field) from exc
+
+    def record_reply_failure(self, message_id: str | None, model: str, reason: str) -> None:
+        """A reply that did not come, in the audit log next to the message that asked for it."""
+        with self.store.transaction():
+            self.store.insert_events([self._rt.event(EventKind.REPLY_FAILED, message_id=message_id, model=model,
+                                                     reason=reason)])
+
+    # -- whole conversations (OpenAI-compatible chat completions) -----------------------------
+    def conversation_model(self, requested: str) -> ConversationModel:
+        """The model a whole conversation goes to: forwarded with a provider, else the LLM's own reply."""
+        return completions.conversation_model_for(self._rt.llm, self._rt.tokens, requested)
+
+    def served_models(self) -> list[str]:
+        return completions.served_models(self._rt.llm)
+
+    def record_calls(self, calls: Sequence[ModelCall]) -> None:
+        """Model calls metered outside this engine (a forwarded conversation), into this store's usage."""
+        self._rt.record_calls(calls)
 
     # -- beliefs -----------------------------------------------------------------------
     def beliefs(self, as_of: str | datetime | None = None) -> list[Belief]:

@@ -61,10 +61,13 @@ class Runtime:
 
     def flush_usage(self) -> None:
         """Store calls made outside any write (a read-only recall, a failed reply)."""
-        calls = self._drain()
+        self.record_calls(self._drain())
+
+    def record_calls(self, calls: Sequence[ModelCall]) -> None:
+        """Store calls metered elsewhere (a forwarded conversation) in this store's usage log."""
         if calls:
             with self.store.transaction():
-                self._insert_calls(calls)
+                self._insert_calls(list(calls))
 
     # -- time ---------------------------------------------------------------
     def clock_offset(self) -> timedelta:

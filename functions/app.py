@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from engram_core import __version__
-from functions import board, chat, clock, consolidate, invoke, lifecycle, memories
+from functions import board, chat, clock, completions, consolidate, invoke, lifecycle, mcp_http, memories, observe
 from functions.authgate import AuthFirst, keyed_routes
 from functions.errors import install_error_handlers
 from functions.middleware import BodyLimit, RequestContext
@@ -21,8 +21,8 @@ forgetting on purpose, consolidation. Every request is authenticated with an API
 `{"error": {"code", "message", "field"}}`."""
 
 _ROUTERS = {
-    FunctionRole.CHAT: (chat.router,),
-    FunctionRole.MEMORIES: (memories.router, clock.router, board.router),
+    FunctionRole.CHAT: (chat.router, completions.router),
+    FunctionRole.MEMORIES: (memories.router, observe.router, clock.router, board.router),
     FunctionRole.CONSOLIDATE: (consolidate.router,),
     FunctionRole.JOBS: (invoke.router,),
 }
@@ -54,7 +54,8 @@ def origin_document() -> dict:
 def create_app(service: Service) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):  # noqa: ANN202 - FastAPI lifespan
-        yield
+        async with mcp_http.running(app):
+            yield
         service.close()
 
     app = FastAPI(title="Engram", version=__version__, description=DESCRIPTION, lifespan=lifespan,
@@ -64,6 +65,8 @@ def create_app(service: Service) -> FastAPI:
     routers = routers_for(service.settings.function)
     for router in routers:
         app.include_router(router)
+    if service.settings.function in (FunctionRole.ALL, FunctionRole.MEMORIES):
+        mcp_http.install(app, service)
     install_error_handlers(app)
     install_openapi(app, documented_routers(service.settings.function))
     app.add_middleware(BodyLimit, max_bytes=service.settings.max_body_bytes)

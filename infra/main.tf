@@ -12,6 +12,7 @@ locals {
   # The same routes as s.yaml's engram-domain (a test keeps the two equal): one origin for the API and board.
   domain_routes = [
     { path = "/chat", function = var.function_names.chat, methods = ["POST"] },
+    { path = "/v1/*", function = var.function_names.chat, methods = ["GET", "POST"] },
     { path = "/consolidate", function = var.function_names.consolidate, methods = ["POST"] },
     { path = "/sleep", function = var.function_names.consolidate, methods = ["POST"] },
     { path = "/dream", function = var.function_names.consolidate, methods = ["POST"] },

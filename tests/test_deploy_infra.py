@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from pathlib import Path
 
 import hcl2
@@ -198,6 +199,9 @@ def test_the_lock_files_pin_every_package_by_version_and_hash() -> None:
     runtime = _pins(INFRA / "requirements.lock")
     assert {"fastapi", "oss2", "crcmod", "numpy", "alibabacloud-fc20230330", "uvicorn"} <= set(runtime)
     assert "torch" not in runtime and "engram" not in runtime
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    missing = {re.split(r"[<>=!~\[ ;]", spec, maxsplit=1)[0].lower() for spec in declared} - set(runtime)
+    assert not missing, f"pyproject.toml dependencies not in infra/requirements.lock: {sorted(missing)}"
     build_tools = _pins(INFRA / "build.lock")
     assert {"setuptools", "wheel"} <= set(build_tools)
     assert all(runtime.get(name, version) == version for name, version in build_tools.items())  # no clash

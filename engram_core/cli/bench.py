@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import click
 
+from engram_core.cli.common import HelpGroup
 
-@click.group()
+
+@click.group(cls=HelpGroup)
 def bench() -> None:
     """Benchmarks: run offline and deterministically; each prints a table of measured figures."""
 

@@ -56,7 +56,7 @@ def chat(ctx: Context, session_id: str, budget: int, quiet: bool) -> None:
     state = {"session": session_id}
     interactive = sys.stdin.isatty()
     if interactive:
-        echo(f"Engram chat. {HELP}")
+        echo(f"Engram chat on {ctx.store_description()}. {HELP}")
     while True:
         line = input("you> ") if interactive else sys.stdin.readline()
         if not interactive and not line:

@@ -6,7 +6,16 @@ import sys
 
 import click
 
-from engram_core.cli.common import Context, echo, echo_events, handle_errors, print_json
+from engram_core.cli.common import (
+    Context,
+    HelpGroup,
+    echo,
+    echo_events,
+    exit_quietly,
+    handle_errors,
+    print_json,
+    stdout_gone,
+)
 from engram_core.cli.doctor import echo_usage
 from engram_core.timeutil import parse_duration
 from engram_core.views import (
@@ -16,7 +25,7 @@ from engram_core.views import (
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=HelpGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--store", envvar="ENGRAM_STORE", metavar="PATH",
               help="SQLite store file, or oss://bucket/prefix for snapshot storage (default: a per-user "
                    "data dir; env ENGRAM_STORE).")
@@ -73,12 +82,17 @@ def remember(ctx: Context, text: str, kind: str, importance: float | None, sessi
 @click.argument("query")
 @click.option("--budget", "budget", default=1024, show_default=True, type=int, help="Hard token budget.")
 @click.option("--as-of", "as_of", help="Recall as it would have been at this date (no reinforcement).")
-@click.option("--no-reinforce", is_flag=True, help="Do not reinforce what is recalled.")
+@click.option("--no-reinforce", is_flag=True, help="Only look: do not reinforce (as HTTP POST /recall).")
 @json_option
 @pass_engine
 @handle_errors
 def recall(ctx: Context, query: str, budget: int, as_of: str | None, no_reinforce: bool, as_json: bool) -> None:
-    """Recall memories for QUERY, packed under the budget."""
+    """Recall memories for QUERY, packed under the budget.
+
+    This command reinforces what it packs by default, as a chat turn does (the packed memories fade more
+    slowly from now on); --no-reinforce only looks. The HTTP API's POST /recall and the board never
+    reinforce: only a chat turn, which hands the block to a model, does there.
+    """
     result = ctx.engine().recall(query, budget, as_of=as_of, reinforce=not no_reinforce)
     if as_json:
         print_json(recall_view(result))
@@ -221,10 +235,28 @@ def stats(ctx: Context, as_json: bool) -> None:
         print_json(data)
         return
     usage = data.pop("usage", None)
-    for key, value in data.items():
-        echo(f"{key}: {value}")
+    echo_stats(ctx.store_description(), data)
     if usage:
         echo_usage(usage)
+
+
+def echo_stats(store: str, data: dict) -> None:
+    """``engram stats`` for people: one aligned line per fact, counts in words."""
+    counts = data.get("memories", {})
+    beliefs = data.get("beliefs", {})
+    rows = [
+        ("store", store),
+        ("memories", ", ".join(f"{n} {status}" for status, n in counts.items()) or "none"),
+        ("beliefs", f"{beliefs.get('current', 0)} current of {beliefs.get('total', 0)}"),
+        ("messages", str(data.get("messages", 0))),
+        ("schema", f"version {data.get('schema_version')}"),
+        ("embedder", str(data.get("embedder"))),
+        ("llm", str(data.get("llm"))),
+        ("tokens", str(data.get("token_counter"))),
+        ("clock", f"{data.get('now')} (offset {data.get('clock_offset_hours', 0):g} h)"),
+    ]
+    for label, value in rows:
+        echo(f"{label + ':':<10} {value}")
 
 
 @cli.command()
@@ -259,7 +291,7 @@ def events(ctx: Context, since: str | None, limit: int, as_json: bool) -> None:
     print_json(found) if as_json else echo_events(found)
 
 
-@cli.group()
+@cli.group(cls=HelpGroup)
 def clock() -> None:
     """Show or move this store's clock (to see weeks of decay in minutes)."""
 
@@ -310,7 +342,12 @@ _register_more()
 
 
 def main() -> None:
-    cli(prog_name="engram")
+    try:
+        cli(prog_name="engram")
+    except SystemExit as done:
+        if done.code == 1 and stdout_gone():  # click's own output (help) met a closed pipe
+            exit_quietly()
+        raise
 
 
 if __name__ == "__main__":

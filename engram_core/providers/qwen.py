@@ -118,6 +118,15 @@ class QwenLLM:
             raise ProviderError(f"reply model {self.strong} returned no answer text")
         return answer
 
+    # -- whole conversations (the OpenAI-compatible endpoint) ------------------------------------
+    def served_models(self) -> list[str]:
+        return [self.strong, self.cheap]
+
+    def conversation_model(self, requested: str):  # noqa: ANN201 - a ForwardingModel
+        from engram_core.providers.forward import ForwardingModel
+
+        return ForwardingModel(self, requested)
+
     # -- bookkeeping: JSON at temperature 0, one repair at most ---------------------------------
     def _bookkeeping_options(self) -> dict:
         options: dict = {"temperature": 0, "extra_body": {"enable_thinking": False}}
