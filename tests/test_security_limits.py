@@ -56,7 +56,9 @@ def test_recall_with_a_local_embedder_calls_no_model_and_is_not_limited(tmp_path
 @pytest.mark.parametrize(("method", "path", "body"), [
     ("POST", "/chat", {"message": "hello"}), ("POST", "/memories", {"text": "hello there"}),
     ("POST", "/consolidate", {"session_id": "default"}), ("POST", "/sleep", None), ("POST", "/dream", None),
-    ("POST", "/dream/apply", {"proposal_id": "drm-none", "approved": []})])
+    ("POST", "/dream/apply", {"proposal_id": "drm-none", "approved": []}),
+    ("POST", "/observe", {"text": "hello there"}),
+    ("POST", "/v1/chat/completions", {"model": "engram", "messages": [{"role": "user", "content": "hello"}]})])
 def test_every_model_calling_route_is_limited(tmp_path, method: str, path: str, body) -> None:  # noqa: ANN001
     with api_client(str(tmp_path / "tenants"), rate_burst=1, rate_per_minute=1) as client:
         client.request(method, path, json=body, headers=bearer("alice"))
