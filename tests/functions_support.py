@@ -25,7 +25,7 @@ EVENTS = Path(__file__).parent / "fixtures" / "fc_events"
 ADMIN_KEY = "egk_admin-test-credential-0123456789"
 TENANT_KEYS = {"alice": "egk_alice-test-key-0123456789", "bob": "egk_bob-test-key-0123456789",
                "carol": "egk_carol-test-key-0123456789", "dave": "egk_dave-test-key-0123456789"}
-START_TIMEOUT_S = 30
+START_TIMEOUT_S = 120  # a busy 2-core machine can take a while to import and start a server
 
 
 def keys_json(keys: dict[str, str]) -> str:

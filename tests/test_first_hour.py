@@ -41,13 +41,13 @@ def start_serve(tmp: Path, *args: str) -> tuple[subprocess.Popen, Path, int]:
     with open(log, "w", encoding="utf-8") as out:
         process = subprocess.Popen([*ENGRAM, "serve", "--port", str(port), *args], env=clean_env(tmp), cwd=ROOT,
                                    stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         assert process.poll() is None, log.read_text()
         try:
             if requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1).ok:
                 return process, log, port
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):  # not listening yet, or still busy starting
             time.sleep(0.05)
     stop(process, grace=10)
     raise AssertionError(log.read_text())

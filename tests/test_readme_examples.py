@@ -68,14 +68,14 @@ def engram_serve(tmp_path_factory) -> Iterator[Served]:  # noqa: ANN001
 
 
 def _wait_for_key(url: str, process: subprocess.Popen, log_path: Path) -> str:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         assert process.poll() is None, log_path.read_text()
         found = KEY_LINE.search(log_path.read_text())
         try:
             if found and requests.get(url + "/healthz", timeout=1).ok:
                 return found.group(1)
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):  # not listening yet, or still busy starting
             pass
         time.sleep(0.1)
     raise AssertionError(f"engram serve did not start:\n{log_path.read_text()}")

@@ -76,6 +76,15 @@ def catalogue(a: Alice) -> dict[tuple[str, str], list[dict]]:
         ("POST", "/sleep"): [{"params": TENANT_FIELDS}],
         ("POST", "/dream"): [{"params": TENANT_FIELDS}],
         ("POST", "/dream/apply"): [{"json": {"proposal_id": a.proposal, "approved": ["a1", "a2", "a3"]}}],
+        ("POST", "/observe"): [{"json": {"text": "where is my locker?", "id": m, "session_id": a.session}}
+                               for m in a.messages] + [{"json": {"text": "hi", **TENANT_FIELDS}}],
+        ("POST", "/v1/chat/completions"): [
+            {"json": {"model": "engram", "messages": [{"role": "user", "content": "where is my home, my cat?"}],
+                      "metadata": {"engram_session_id": a.session, **TENANT_FIELDS}}},
+            {"json": {"model": "engram", "stream": True,
+                      "messages": [{"role": "user", "content": "my locker number? my pet?"}]}}],
+        ("GET", "/v1/models"): [{"params": TENANT_FIELDS}],
+        ("GET", "/v1/models/{model}"): [{"path": f"/v1/models/{one}"}],
     }
 
 
