@@ -34,6 +34,20 @@ def exact_verdict(draft: FactDraft, current: Belief) -> Verdict:
     return Verdict.COEXIST
 
 
+def tentative_verdicts(draft: FactDraft, verdicts: dict[str, Verdict]) -> dict[str, Verdict]:
+    """A tentative fact (the wording only suggests it: "I'm Sam") never replaces a held value:
+    when it would, the episode is kept and no belief is made."""
+    if draft.tentative and Verdict.SUPERSEDE in verdicts.values():
+        return {bid: Verdict.DISCARD for bid in verdicts}
+    return verdicts
+
+
+def same_fact(draft: FactDraft, belief: Belief) -> bool:
+    """The draft states exactly what the belief holds (subject, predicate with its negation, value)."""
+    return (belief.subject == draft.subject and belief.predicate == belief_predicate(draft)
+            and normalise_value(belief.object) == normalise_value(draft.object))
+
+
 def exact_candidates(draft: FactDraft, current: Sequence[Belief]) -> list[Belief]:
     """Current beliefs the exact path judges: same subject and (positive) predicate."""
     return [b for b in current if b.subject == draft.subject and b.predicate == draft.predicate]

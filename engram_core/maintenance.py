@@ -14,7 +14,10 @@ from engram_core.model import (
 from engram_core.retention import has_faded
 from engram_core.runtime import Runtime
 from engram_core.verdicts import parse_assessment, parse_dream, parse_gist
-from engram_core.writepath import DEFAULT_IMPORTANCE, WriteLog, new_memory, set_status, store_memory, write_fact
+from engram_core.writepath import (
+    DEFAULT_IMPORTANCE, WriteLog, apply_fact, new_memory, set_status, store_memory, write_planned,
+)
+from engram_core.writeplan import FactPlan
 
 PURGED_TEXT = "[purged]"
 
@@ -111,7 +114,8 @@ def _source_for(fact_object: str, messages: list[Message]) -> Message:
 
 
 def consolidate_session(rt: Runtime, session_id: str) -> WriteResult:
-    """A session transcript becomes durable memories through the adjudicated write path."""
+    """A session transcript becomes durable memories through the adjudicated write path. Idempotent:
+    a fact the ledger already holds from the same message is not written again."""
     messages = [m for m in rt.store.messages(session_id) if m.role == "user" and m.text != PURGED_TEXT]
     if not messages:
         raise NotFoundError(f"no user messages in session {session_id!r}", field="session_id")
@@ -119,16 +123,17 @@ def consolidate_session(rt: Runtime, session_id: str) -> WriteResult:
     speaker = messages[-1].speaker or "user"
     assessment = parse_assessment(rt.llm.assess(transcript, speaker, messages[-1].occurred_at), DEFAULT_IMPORTANCE)
     vectors = rt.embed([f.statement for f in assessment.facts]) if assessment.facts else []
-    log = WriteLog([], [], [])
-    with rt.store.transaction():
-        for draft, vector in zip(assessment.facts, vectors):
-            write_fact(rt, draft, vector, _source_for(draft.object, messages), log)
+    facts = [(draft, vector, _source_for(draft.object, messages)) for draft, vector in zip(assessment.facts, vectors)]
+
+    def apply(plans: tuple[FactPlan, ...], log: WriteLog) -> None:
+        for plan in plans:
+            apply_fact(rt, plan, log)
         if assessment.fallback:
             log.events.append(rt.event(EventKind.FALLBACK, purpose="consolidate", reason="unusable model answer"))
         log.events.append(rt.event(EventKind.CONSOLIDATED, scope="session", session=session_id,
-                                   facts=len(assessment.facts)))
-        _commit_events(rt, log.events)
-    return log.result(None)
+                                   facts=len(assessment.facts), new_beliefs=len(log.beliefs)))
+
+    return write_planned(rt, facts, apply).result(None)
 
 
 # -- dreaming -------------------------------------------------------------------------------

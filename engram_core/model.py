@@ -172,6 +172,7 @@ class FactDraft:
     negated: bool = False
     critical: bool = False
     revision: bool = False  # the message signals a change ("moved", "renamed", "actually ... now")
+    tentative: bool = False  # the wording only suggests the fact ("I'm Sam"): it never replaces a held value
 
 
 @dataclass(frozen=True)

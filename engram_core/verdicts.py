@@ -49,6 +49,7 @@ class _Fact(BaseModel):
     negated: bool = False
     critical: bool = False
     revision: bool = False
+    tentative: bool = False
 
     @field_validator("kind")
     @classmethod

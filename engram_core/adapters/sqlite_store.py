@@ -92,6 +92,11 @@ class SqliteStore:
                 self.conn.execute("ROLLBACK")
             raise
 
+    @property
+    def in_transaction(self) -> bool:
+        """A write transaction is open on this connection (no model may be called while it is)."""
+        return self.conn.in_transaction
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """BEGIN IMMEDIATE ... COMMIT, or roll everything back."""

@@ -18,4 +18,4 @@ def register_suites() -> None:
         bench.add_command(import_module(f"engram_core.bench.{name}").command)
 
 
-SUITES: list[str] = ["retrieval", "supersession", "scenario", "scale", "growth", "mcp", "service", "storage"]
+SUITES: list[str] = ["retrieval", "supersession", "truth", "scenario", "scale", "growth", "mcp", "service", "storage"]
