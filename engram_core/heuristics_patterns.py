@@ -119,7 +119,9 @@ def name(group: str = "obj", digits: bool = False, any_case: bool = False) -> st
     """
     word = ("[A-Z0-9]" if digits else "[A-Z]") + r"[\w'-]*"
     first = r"[A-Za-z][\w'-]*" if any_case else word
-    return rf"(?-i:(?P<{group}>{first}(?:\s+(?:(?:de|da|do|dos|das|van|von|der|del|di|la|le)\s+)?{word}){{0,3}}))"
+    title = r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?"  # "Dr. Sam" is a name, "Dr" alone is not
+    return (rf"(?-i:(?P<{group}>{title}{first}(?:\s+(?:(?:de|da|do|dos|das|van|von|der|del|di|la|le)\s+)?{word})"
+            r"{0,3}))")
 
 
 # -- checks on a rule's cleaned object (or on another group, see Rule.check_group) ----
@@ -131,9 +133,26 @@ NOT_PLAYED = words("with around along it them safe dumb nice fair hard by for a 
 SKILL_WORDS = TECH_SKILLS | LANGUAGES | {"first aid"}
 
 
+_NOT_A_ROLE_START = frozenset("bit kind sort lot total real huge big little complete bit".split())
+_STATE_SUFFIX = re.compile(r"(?:ed|ing|ful|ous|ive|less|able|ible|ish|based|y)$")
+_NAMES_ENDING_IN_Y = frozenset("amy lucy andy emily bobby sally molly billy jimmy tony harry henry mary judy "
+                               "kelly betty cathy danny freddy jenny kathy lily mandy nancy penny sophy teddy "
+                               "wendy rudy ricky roy jay guy ray troy joy".split())
+
+
+def could_be_a_name(obj: str) -> bool:
+    """Not a word for a state or an activity: "I'm Tired", "I'm Starving", "I'm Lisbon-based"."""
+    first = obj.split()[0].lower()
+    if first in NOT_NAMES:
+        return False
+    return first in _NAMES_ENDING_IN_Y or _STATE_SUFFIX.search(first) is None
+
+
 def is_occupation(role: str) -> bool:
     words = role.lower().split()
     if not words or len(words) > 4 or words[-1] in NON_OCCUPATIONS or words[0] in NON_OCCUPATIONS:
+        return False
+    if words[0] in _NOT_A_ROLE_START:
         return False
     return words[-1] in OCCUPATIONS or OCCUPATION_SUFFIX.search(words[-1]) is not None
 
@@ -182,6 +201,8 @@ class Rule:
     check_group: str = "obj"  # the check reads this group instead of the cleaned object
     first_person: bool = True
     keep_time: bool = False  # time phrases are the point ("free on Tuesdays")
+    tentative: bool = False  # the wording only suggests the fact: it never replaces a held value
+    negatable: bool = True  # read in a clause with its negation removed ("don't call me X" names nobody)
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -189,10 +210,17 @@ def _rx(pattern: str) -> re.Pattern[str]:
 
 
 _IDENTITY = (
-    Rule("name", _rx(r"\bmy\s+name(?:'s|\s+is)\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES)),
-    Rule("name", _rx(r"\b(?:call|calls)\s+me\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES)),
-    Rule("name", _rx(r"\bI\s+go\s+by\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES)),
-    Rule("name", _rx(IM + name() + END_NAME), check=first_word_not_in(NOT_NAMES)),
+    Rule("name", _rx(r"\bmy\s+name(?:'s|\s+is)\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES),
+         negatable=False),
+    Rule("name", _rx(r"\b(?:call|calls)\s+me\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES),
+         negatable=False),
+    Rule("name", _rx(r"\bI\s+go\s+by\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES),
+         negatable=False),
+    Rule("name", _rx(r"\bI(?:'m|\s+am)\s+called\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES),
+         negatable=False),
+    # "I'm Sam" could as well be "I'm Tired": a name from it never replaces the one held.
+    Rule("name", _rx(IM + name() + END_NAME), check=could_be_a_name, tentative=True, negatable=False),
+    Rule("lives_in", _rx(IM + name() + r"-based\b")),
     Rule("nationality", _rx(IM + r"(?P<obj>[a-z]+)(?=\s*(?:$|[,.!]|\band\b))"),
          check=one_of(NATIONALITIES)),
     Rule("hometown", _rx(IM + r"(?:originally\s+)?from\s+" + OBJ), check=capitalised),
@@ -352,9 +380,6 @@ _TIME_HOBBIES_SKILLS = (
 _FAMILY_AND_PETS = (
     Rule("{rel}", _rx(r"\bmy\s+" + ADJ + REL + r"(?:'s\s+name\s+is|\s+is\s+(?:called|named)|,)?\s+" + name()
                       + r"\b"), template="{p} {rel} is named {o}."),
-    Rule("{rel}", _rx(r"\bmy\s+" + ADJ + REL + r"(?:,?\s+" + name("who") + r",?)?\s+(?P<obj>(?:is|was|lives|works|"
-                      r"has|got|just|recently|loves|likes|hates|plays|studies|goes|can't|cannot|doesn't|turned|"
-                      r"turns)\b[^,;!?]*)"), template="{p} {rel} {o}."),
     Rule("{rel}", _rx(HAVE + r"(?:an?|one)\s+" + ADJ + REL + r"\s+(?:named|called)\s+" + name()),
          template="{p} {rel} is named {o}."),
     Rule("{rel}", _rx(HAVE + r"(?P<obj>(?:an?|one)\s+" + ADJ + REL + r")\b(?!\s+(?:named|called))"),
@@ -367,3 +392,5 @@ _FAMILY_AND_PETS = (
 
 RULES: tuple[Rule, ...] = (_IDENTITY + _HOME_AND_WORK + _PROJECTS + _HEALTH_AND_FOOD + _PREFERENCES
                            + _TIME_HOBBIES_SKILLS + _FAMILY_AND_PETS)
+# Who the user's people are ("my daughter Maya"): the user's facts, read even when the clause is about them.
+NAMING_RULES: tuple[Rule, ...] = _FAMILY_AND_PETS

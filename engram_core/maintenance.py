@@ -138,11 +138,22 @@ def consolidate_session(rt: Runtime, session_id: str) -> WriteResult:
 
 # -- dreaming -------------------------------------------------------------------------------
 
+def _review_actions(rt: Runtime, live: set[str]) -> tuple[DreamAction, ...]:
+    """Each memory flagged as possibly stale, to confirm (keep as it is) or forget: the person decides."""
+    actions: list[DreamAction] = []
+    for memory_id, reason in sorted(rt.store.possibly_stale().items()):
+        if memory_id in live:
+            actions += [DreamAction("confirm", (memory_id,), reason=f"possibly stale ({reason}): keep it as it is"),
+                        DreamAction("forget", (memory_id,), reason=f"possibly stale ({reason})")]
+    return tuple(actions)
+
+
 def dream_propose(rt: Runtime) -> DreamProposal:
     """Ask for a plan; keep only actions that name live memories. Nothing is applied."""
     live = rt.store.memories(statuses=(MemoryStatus.ACTIVE,))
     raw = rt.llm.propose_dream([(m.id, m.text, m.importance) for m in live])
     actions, rejected = parse_dream(raw, {m.id for m in live})
+    actions += _review_actions(rt, {m.id for m in live})
     proposal = DreamProposal(rt.new_id("drm"), rt.now(), actions, rejected)
     with rt.store.transaction():
         rt.store.insert_proposal(proposal)
@@ -158,6 +169,9 @@ def action_id(index: int) -> str:
 
 def _apply_action(rt: Runtime, action: DreamAction, now: datetime, log: WriteLog) -> None:
     members = rt.store.memories_by_ids(list(action.memory_ids))
+    rt.store.resolve_possibly_stale(action.memory_ids, now)  # reviewed, whatever the answer
+    if action.action == "confirm":
+        return
     if action.action == "forget":
         for m in members:
             set_status(rt, m, MemoryStatus.DELETED, now)

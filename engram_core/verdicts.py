@@ -50,6 +50,7 @@ class _Fact(BaseModel):
     critical: bool = False
     revision: bool = False
     tentative: bool = False
+    replaces: str | None = Field(None, max_length=_MAX_TEXT)
 
     @field_validator("kind")
     @classmethod

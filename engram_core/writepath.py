@@ -9,6 +9,7 @@ from datetime import datetime
 import numpy as np
 
 from engram_core import ledger
+from engram_core.dependents import flag_dependents
 from engram_core.errors import BusyError
 from engram_core.model import (
     Assessment, Belief, Cardinality, Embedding, Event, EventKind, FactDraft, Memory, MemoryKind,
@@ -104,6 +105,7 @@ def _supersede(rt: Runtime, old: Belief, new: Belief, new_memory: Memory, messag
     log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=old.memory_id, belief_id=old.id,
                                message_id=message.id, successor=new.id, path=path))
     _supersede_episodes(rt, old, new_memory, message, now, path, log)
+    log.events += flag_dependents(rt, old, new, (), now)
     return new, new_memory
 
 
@@ -123,6 +125,10 @@ def _note_verdicts(rt: Runtime, plan: FactPlan, log: WriteLog) -> bool:
         reason = "tentative wording; the held value stays" if plan.draft.tentative else "already known"
         log.events.append(rt.event(EventKind.DISCARDED, belief_id=discarded[0], message_id=message.id,
                                    path=path, reason=reason))
+        return False
+    if plan.belief is None:  # a tentative "gave up X" with no X held
+        log.events.append(rt.event(EventKind.DISCARDED, message_id=message.id, path=path,
+                                   reason="gives up nothing held"))
         return False
     return True
 

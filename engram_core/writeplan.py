@@ -17,6 +17,7 @@ import numpy as np
 
 from engram_core import ledger
 from engram_core.model import Belief, Cardinality, FactDraft, Message, Verdict
+from engram_core.people import CORRECTION, resolve_correction, resolve_subject
 from engram_core.runtime import Runtime
 from engram_core.verdicts import parse_verdicts
 
@@ -187,13 +188,34 @@ def _follow_through(view: BeliefView, plan: FactPlan) -> None:
         view.add(plan.belief, plan.vector)
 
 
+def _corrected(rt: Runtime, view: BeliefView, draft: FactDraft) -> tuple[FactDraft, np.ndarray, Belief] | None:
+    found = resolve_correction(draft, view.current(draft.subject))
+    if found is None:
+        return None
+    corrected, held = found
+    return corrected, rt.embed([corrected.statement])[0], held
+
+
+def _decide(rt: Runtime, view: BeliefView, draft: FactDraft, vector: np.ndarray):  # noqa: ANN202
+    """(draft, vector, verdicts, candidates, path): a correction replaces the belief it names, by rule."""
+    if draft.predicate != CORRECTION:
+        return (draft, vector, *adjudicate(rt, view, draft, vector))
+    corrected = _corrected(rt, view, draft)
+    if corrected is None:
+        return draft, vector, {}, [], AdjudicationPath.NEW
+    draft, vector, held = corrected
+    return draft, vector, {held.id: Verdict.SUPERSEDE}, [held], AdjudicationPath.EXACT
+
+
 def plan_fact(rt: Runtime, view: BeliefView, draft: FactDraft, vector: np.ndarray, source: Message,
               now: datetime) -> FactPlan:
+    draft = resolve_subject(draft, view.current("user"))
     if already_known(rt, draft, source):
         return FactPlan(draft, vector, source, AdjudicationPath.KNOWN, (), (), None)
-    verdicts, candidates, path = adjudicate(rt, view, draft, vector)
-    discarded = Verdict.DISCARD in verdicts.values()
-    belief = None if discarded else _new_belief(rt, draft, source, now)
+    draft, vector, verdicts, candidates, path = _decide(rt, view, draft, vector)
+    if draft.predicate == CORRECTION:  # corrects nothing held: the episode is kept, no belief made
+        return FactPlan(draft, vector, source, path, (), (), None)
+    belief = None if ledger.makes_no_belief(draft, verdicts) else _new_belief(rt, draft, source, now)
     plan = FactPlan(draft, vector, source, path, tuple(verdicts.items()), tuple(candidates), belief)
     _follow_through(view, plan)
     return plan

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from engram_core.adapters import sqlite_rows as rows
 from engram_core.adapters.sqlite_lexical import RECALLABLE_SQL, CacheKey, LexicalCache, fts_search
+from engram_core.adapters.sqlite_reviews import StaleReviewRows
 from engram_core.errors import SchemaTooNewError, StoreError
 from engram_core.model import AccessState, Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
 from engram_core.timeutil import to_storage
@@ -52,7 +53,7 @@ def _connect(path: str) -> sqlite3.Connection:
     return conn
 
 
-class SqliteStore:
+class SqliteStore(StaleReviewRows):
     """All SQL lives here; the engine speaks in domain values."""
 
     def __init__(self, path: str | Path = ":memory:") -> None:

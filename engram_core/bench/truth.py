@@ -196,6 +196,7 @@ def command(path: Path | None, split: str, kinds: tuple[str, ...], per_kind: int
                 "llm": llm.model_id, "embedder": embedder.model_id}
     report = build_report(runs, chosen_budgets, settings)
     if failures:
-        report.notes += failure_lines(runs, max(chosen_budgets))
+        wrong = failure_lines(runs, max(chosen_budgets))
+        report.notes.append(f"{len(wrong)} cases went wrong" + "".join(f"\n  {line}" for line in wrong))
     report.notes.append(f"wall time {time.perf_counter() - started:.1f} s")
     emit(report, json_path, plot_dir)
