@@ -16,7 +16,8 @@ from enum import Enum
 
 from engram_core import heuristics_patterns as hp
 from engram_core import heuristics_updates as hu
-from engram_core.heuristics_scope import Person, Placed, Scope, place
+from engram_core.heuristics_renames import rename_facts
+from engram_core.heuristics_scope import Person, Placed, Scope, place, skip_reason
 from engram_core.heuristics_text import normalise_chat, without_quotes
 from engram_core.model import Belief, Cardinality, FactDraft, Verdict
 
@@ -24,14 +25,16 @@ from engram_core.model import Belief, Cardinality, FactDraft, Verdict
 
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": "", "”": "", '"': "", "…": "...", "–": "-", "—": "-"})
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_SUBJECT_AHEAD = r"(?=(?:I|I'm|I've|Im|my|we|we're|our|also|he|she|he's|she's|now)\b)"
+_SUBJECT_AHEAD = (r"(?=(?:I|I'm|I've|Im|my|we|we're|our|also|he|she|he's|she's|now|left|quit|started|joined|moved|"
+                  r"switched|got|became|stopped|gave)\b)")
 _CLAUSE_BREAK = re.compile(
     r"\s*;\s*|:\s+(?=(?-i:[A-Z]))|\s+-+\s+"
     r"|,?\s+(?:and|but|so|because|although|though|while|whereas|plus)\s+" + _SUBJECT_AHEAD
     + r"|,\s*(?:but|so|because|although|though|plus)\s+"
     r"|,\s+(?=(?:I|I'm|I've|Im|my|we|we're|our|where|what|who|when|why|how|do|does|did|can|could|is|are|"
     r"also|actually|btw|oh|anyway|please|he|she|he's|she's|now|here|today|nowadays|currently|these days|so|"
-    r"got|started|joined|moved|switched|left|quit|went|became|landed|bought|picked)\b)",
+    r"got|started|joined|moved|switched|left|quit|went|became|landed|bought|picked|vegetarian|vegan|pescatarian|"
+    r"keto|paleo)\b)",
     re.I)
 # "Did I tell you ..." and "just so you know ..." introduce a statement, not a question.
 _DISCLOSURE = re.compile(
@@ -95,6 +98,7 @@ _TIME_TAIL = re.compile(
     r"(?:^|\s+)(?:(?:last|this|past)\s+(?:week|month|year|weekend|night|spring|summer|fall|autumn|winter|time)|"
     r"(?:(?:a\s+)?(?:few|couple(?:\s+of)?|\d+|one|two|three|several|some)\s+)?(?:days?|weeks?|months?|years?)"
     r"\s+ago|a while ago|yesterday|today|recently|lately|every\s+(?:single\s+)?\w+|for\s+(?:the\s+(?:last|past)\s+)?"
+    r"(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+)?"
     r"(?:a\s+few|a\s+couple\s+of|several|many|\w+)\s+(?:days|weeks|months|years)|earlier\s+this\s+(?:week|month|year)|"
     r"(?:in|over|during)\s+(?:the\s+)?(?:(?:early|late)\s+)?(?:spring|summer|autumn|fall|winter|holidays)|"
     r"(?:on|this|last)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:on|over|at)\s+the\s+weekend|"
@@ -103,14 +107,16 @@ _TIME_TAIL = re.compile(
 _SOFT_TAIL = re.compile(
     r"(?:^|\s+)(?:now|right now|just now|for now|these days|nowadays|anymore|any more|currently|"
     r"at the moment|at present|again|too|as well|actually|though|already|officially|finally|by the way|btw|"
-    r"haha|lol|originally|I think|I guess|I believe|ok|okay|then|instead|completely|altogether|entirely|"
+    r"haha|lol|originally|I think|I guess|I believe|ok|okay|then|instead|completely|altogether|entirely|also|"
     r"for good|totally|for me|tbh|to be honest|now on|from now on)$", re.I)
 _TAIL_PUNCT = re.compile(r"[^\w%+#]+$")
-_LEAD_FILLER = re.compile(r"^(?:just|now|currently|actually|also|really|still)\s+", re.I)
+_LEAD_FILLER = re.compile(r"^(?:just|now|currently|actually|also|really|still|very much|so much|a lot)\s+", re.I)
 _LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&|as well as)\s+", re.I)
 _JUNK_OBJECTS = frozenset("it that this these those them him her you anything nothing everything something one "
                           "there here so too much lots".split())
-_JUNK_FIRST = frozenset("it that this you what when why who where if whether because".split())
+# A list item that starts with a verb is the next thought ("I love chocolate, eat it every day"), not a value.
+_JUNK_FIRST = frozenset("it that this you what when why who where if whether because eat drink go do play have get "
+                        "make take see watch listen".split())
 
 
 def _trim_tails(text: str, keep_time: bool) -> str:
@@ -124,10 +130,13 @@ def _trim_tails(text: str, keep_time: bool) -> str:
         text = trimmed
 
 
+_KEEPS_COMMAS = frozenset({"address"})  # "42 Harbour Road, flat 3" is one value
+
+
 def clean_object(raw: str, predicate: str, *, single: bool, keep_time: bool = False) -> str:
     """The fact's object as the user wrote it, minus connectives, filler and punctuation."""
     text = _CUT.sub("", raw.strip())
-    if single:
+    if single and predicate not in _KEEPS_COMMAS:
         text = _CUT_SINGLE.sub("", text)
     cut = _CUT_BY_PREDICATE.get(predicate)
     text = cut.sub("", text) if cut else text
@@ -272,8 +281,9 @@ def _drafts_from_match(rule: hp.Rule, m: re.Match[str], ctx: _Context, negation:
         obj = clean_object(raw, rule.predicate, single=single, keep_time=rule.keep_time)
         checked = obj if rule.check_group == "obj" else m.group(rule.check_group)
         # A user who writes all in lower case names places in lower case too ("moved to hamburg").
-        check = None if rule.check is hp.capitalised and ctx.lowercase else rule.check
-        if _usable_object(obj) and (check is None or check(checked)):
+        if ctx.lowercase:
+            checked = checked[:1].upper() + checked[1:]
+        if _usable_object(obj) and (rule.check is None or rule.check(checked)):
             yield _draft(rule, m, obj, ctx, negation)
 
 
@@ -314,17 +324,17 @@ def _clause_facts(clause: str, ctx: _Context) -> list[FactDraft]:
 
 
 _CORRECTION = re.compile(
-    r"^(?:(?:sorry|sry|oops|ugh|wait|no|nope|actually|correction|typo|my bad|never mind|excuse me|I mean|I meant|"
-    r"I meant to say|I wanted to say|I want to say|it's|its|it is|that's|should be|make that)[,:!.]?\s+)*"
-    r"(?P<new>[\w:'&.-]+(?:\s+[\w:'&.-]+){0,3}?),?\s+not\s+(?:the\s+|a\s+|an\s+)?"
+    r"^(?P<cue>(?:(?:sorry|sry|oops|ugh|wait|no|nope|actually|correction|typo|my bad|never mind|excuse me|I mean|"
+    r"I meant|I meant to say|I wanted to say|I want to say|it's|its|it is|that's|should be|make that)[,:!.]?\s+)*)"
+    r"(?P<new>[\w:'&.-]+(?:\s+[\w:'&.-]+){0,3}?)(?P<comma>,?)\s+not\s+(?:the\s+|a\s+|an\s+)?"
     r"(?P<old>[\w:'&-]+(?:\s+[\w:'&-]+){0,3}?)[.!]*$", re.I)
 
 
 def _correction(clause: str, ctx: _Context) -> FactDraft | None:
     """"I mean Tuesday, not Monday": which belief it corrects is settled against the ledger."""
-    m = _CORRECTION.match(clause.strip())
-    if m is None:
-        return None
+    m = _CORRECTION.match(clause.strip()) or _CORRECTION.match(re.sub(r"^[^:]{0,60}:\s*", "", clause.strip()))
+    if m is None or not (m.group("cue") or m.group("comma")) or m.group("new").lower().startswith(("i'm", "i ")):
+        return None  # "I'm not sure" corrects nothing: "X, not Y" or "I mean X not Y" does
     new, old = m.group("new").strip(" ,."), m.group("old").strip(" ,.")
     return FactDraft(subject=ctx.subject, predicate="corrects", object=new, statement=f"{ctx.display} means {new}, "
                      f"not {old}.", importance=0.7, revision=True, replaces=old)
@@ -384,17 +394,28 @@ def sentences(text: str) -> list[str]:
     return merged
 
 
+def _renames(sentence: str, subject: str, display: str, lowercase: bool) -> list[FactDraft]:
+    if _is_question(sentence) or _HYPOTHETICAL.search(sentence) or skip_reason(sentence):
+        return []
+    return rename_facts(sentence, subject, display, lowercase)
+
+
 def extract_facts(text: str, subject: str = "user", display: str = "The user") -> tuple[FactDraft, ...]:
     """Personal facts stated in ``text``, in order, one per (subject, predicate, object)."""
     drafts: dict[tuple[str, str, str], FactDraft] = {}
     last: Person | None = None  # the person "he" or "she" refers to
     lowercase = text == text.lower()
     for sentence in sentences(text):
+        said_values = {normalise(d.object) for d in drafts.values()}
         for lead, said in _clauses(sentence):
             clause = _disclosure_removed(said)
             placed = place(clause, last)
             last = placed.person or last
             for draft in _placed_facts(clause, placed, _Context(subject, display, f"{lead} {clause}", lowercase)):
+                drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)
+        found = {normalise(d.object) for d in drafts.values()} - said_values
+        for draft in _renames(sentence, subject, display, lowercase):  # unless a clause rule already said it
+            if normalise(draft.object) not in found:
                 drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)
     return tuple(drafts.values())
 

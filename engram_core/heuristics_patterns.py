@@ -128,6 +128,8 @@ def name(group: str = "obj", digits: bool = False, any_case: bool = False) -> st
 
 Check = Callable[[str], bool]
 # "I work at night", "I work for a living" name a schedule, not an employer.
+# "I'm running late", "I'm running errands": a state or an errand, not a piece of work.
+NOT_WORKED_ON = frozenset("late behind early low out away around errands on a an".split())
 NOT_EMPLOYERS = frozenset({"night", "nights", "home", "weekends", "the weekend", "a living", "the moment"})
 NOT_PLAYED = words("with around along it them safe dumb nice fair hard by for a an games")
 SKILL_WORDS = TECH_SKILLS | LANGUAGES | {"first aid"}
@@ -149,6 +151,7 @@ def could_be_a_name(obj: str) -> bool:
 
 
 def is_occupation(role: str) -> bool:
+    role = re.split(r"\s+(?:on|in)\s+(?:the|a)\s+", role, maxsplit=1)[0]  # "a nurse on the cardiac ward"
     words = role.lower().split()
     if not words or len(words) > 4 or words[-1] in NON_OCCUPATIONS or words[0] in NON_OCCUPATIONS:
         return False
@@ -229,7 +232,7 @@ _IDENTITY = (
          check=plausible_age),
     Rule("age", _rx(I_ + r"turned\s+(?P<obj>\d{1,3})\b"), revision=True, check=plausible_age),
     Rule("birthday", _rx(r"\bmy\s+birthday\s+is\s+(?:on\s+)?" + OBJ), keep_time=True),
-    Rule("birthday", _rx(I_ + r"was\s+born\s+on\s+" + OBJ), keep_time=True),
+    Rule("birthday", _rx(I_ + r"was\s+born\s+on\s+" + OBJ), keep_time=True, check=lambda o: dated(o)),
     Rule("relationship_status", _rx(IM + r"(?P<obj>married|single|engaged|divorced|widowed|separated)\b")),
     Rule("relationship_status", _rx(I_ + r"got\s+(?P<obj>married|engaged|divorced|separated)\b"), revision=True),
 )
@@ -260,15 +263,19 @@ _HOME_AND_WORK = (
     Rule("works_at", _rx(r"\b(?:I(?:'m|\s+am|m)?|and)\s+" + ADV + r"(?:work|working)\s+(?:at|for)\s+" + OBJ),
          check=lambda o: o.lower() not in NOT_EMPLOYERS),
     Rule("works_at", _rx(r"\bmy\s+(?:new\s+|current\s+)?(?:employer|company)\s+is\s+(?:now\s+)?" + OBJ)),
-    Rule("works_at", _rx(IM + r"an?\s+(?P<role>[a-z][a-z -]*?)\s+(?:at|for)\s+" + OBJ), check=is_occupation,
+    Rule("works_at", _rx(IM_OR_BEEN + r"an?\s+(?P<role>[a-z][a-z -]*?)\s+(?:at|for)\s+" + OBJ), check=is_occupation,
          check_group="role"),
-    Rule("job_title", _rx(r"\bI(?:'m|\s+am|m)?\s+" + ADV + r"(?:work(?:ing)?(?:\s+(?:at|for)\s+[^,]*?)?|employed|"
+    Rule("job_title", _rx(r"\bI(?:'m|\s+am|m)?\s+" + ADV + r"(?:work(?:ing)?(?:\s+(?:now\s+)?(?:at|for|in)\s+[^,]*?)?|employed|"
                           r"hired|started|joined\s+[^,]*?)\s+as\s+(?:an?\s+|the\s+)?" + ROLE)),
     Rule("job_title", _rx(r"\bmy\s+(?:job(?:\s+title)?|role|position|profession|occupation)\s+is\s+(?:an?\s+)?"
                           + ROLE)),
     Rule("job_title", _rx(I_ + r"(?:became|got promoted to|was promoted to)\s+(?:an?\s+|the\s+)?" + ROLE),
          revision=True),
     Rule("job_title", _rx(IM + r"an?\s+" + ROLE), check=is_occupation),
+    # Without the article ("I am teacher", second-language English) only a known occupation will do.
+    Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>[a-z]+)(?=\s*(?:$|[,.!]|\s+(?:now|at|in|for)\b))"),
+         check=one_of(OCCUPATIONS)),
+    Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>retired)\b"), revision=True),
     Rule("job_title", _rx(IM + name("who") + r",\s+an?\s+" + ROLE), check=is_occupation),
     Rule("work_schedule", _rx(I_ + r"work\s+" + SHIFTS), keep_time=True),
 )
@@ -288,7 +295,8 @@ _PROJECTS = (
     Rule("project_name", _rx(r"\b(?:I|we)\s+" + ADV + r"renamed\s+(?:the\s+project\s+|project\s+|it\s+)?(?:"
                              + name("old", True) + r"\s+)?to\s+" + name(digits=True)), revision=True),
     Rule("working_on", _rx(IM + r"(?:working on|leading|building|running|managing|developing|writing)\s+" + OBJ),
-         check=lambda o: re.search(r"\bproject\s+(?:called|named)\b", o, re.I) is None),
+         check=lambda o: re.search(r"\bproject\s+(?:called|named)\b", o, re.I) is None
+         and o.lower().split()[0] not in NOT_WORKED_ON),
 )
 
 _HEALTH_AND_FOOD = (
@@ -306,14 +314,14 @@ _HEALTH_AND_FOOD = (
                                   r"immunocompromised|deaf|blind|colou?r ?blind)\b"), template="{d} is {o}."),
     Rule("medical_condition", _rx(I_ + r"(?:take|use|carry|need)\s+(?P<obj>insulin|blood thinners|warfarin|"
                                   r"an? epipen|an? inhaler)\b"), template="{d} takes {o}."),
-    Rule("diet", _rx(IM + r"(?:an?\s+)?(?:strict\s+)?(?P<obj>" + DIETS + r")\b")),
+    Rule("diet", _rx(IM_OR_BEEN + r"(?:an?\s+)?(?:strict\s+)?(?P<obj>" + DIETS + r")\b")),
     Rule("diet", _rx(I_ + r"(?:went|have gone|'ve gone|turned|became|switched to)\s+(?P<obj>" + DIETS + r")\b"),
          revision=True),
     Rule("diet", _rx(r"\bI(?:'m|\s+am|m)?\s+(?:on|following|doing)\s+an?\s+(?P<obj>[\w -]+?)\s+diet\b"),
          template="{d} follows {ao} diet."),
     Rule("avoids_food", _rx(I_ + r"(?:don't|do not|never|can't|cannot|can not)\s+eat\s+" + LIST), listy=True),
     Rule("prefers_food", _rx(r"\bI\s+(?:mostly|mainly|usually)\s+eat\s+" + OBJ)),
-    Rule("eats", _rx(I_ + r"eat\s+" + LIST), listy=True),
+    Rule("eats", _rx(I_ + r"eat\s+" + LIST), listy=True, check=lambda o: not o.lower().endswith("diet")),
 )
 
 _PREFERENCES = (

@@ -97,6 +97,10 @@ _POSSESSIVE_OF = re.compile(r"^(?:the|a)\s+(?P<what>\w+(?:\s+\w+)?)\s+of\s+my\s+
 _REL_SUBJECT = re.compile(
     r"^" + _LEAD_FILLERS + r"(?:my|our)\s+" + _REL_ADJ + r"(?P<rel>" + _REL_WORDS + r")(?P<poss>'s|s')?"
     r"(?:,?\s+(?-i:(?P<name>[A-Z][\w-]+)),?)?\s+(?P<rest>.+)$", re.I)
+# Chat drops the "my": "husband sold the civic", "Dad quit smoking" (a verb must follow).
+_BARE_REL_SUBJECT = re.compile(
+    r"^" + _LEAD_FILLERS + r"(?P<rel>" + _REL_WORDS + r")\s+(?P<rest>(?:\w+ed|sold|quit|left|got|went|took|made|"
+    r"moved|lives|works|plays|is|has|was|says|said|told|just|finally|now)\b.*)$", re.I)
 # A bare name as a subject only with a verb that people do: "Quill is dead" names a product.
 _PERSON_VERBS = (r"(?:moved|relocated|lives|works|worked|joined|started|quit|left|graduated|studies|switched|"
                  r"retired|became|got|bought|sold|plays|goes|went|finally|just|recently|now|hung|took|told|said|"
@@ -166,6 +170,8 @@ def first_person(rest: str, contraction: str | None = None) -> str:
         words[i] = _base_verb(word)
         break
     text = "I " + " ".join(words)
+    text = re.sub(r"\b(and|but|then)\s+(?!is\b|was\b|has\b)(\w+s)\b", lambda m: f"{m.group(1)} {_base_verb(m.group(2))}",
+                  text)  # "graduated and works at Infosys" -> "... and work at Infosys"
     text = text.replace("I 'm ", "I'm ").replace("I 've ", "I've ").replace("I 'd ", "I'd ").replace("I 'll ", "I'll ")
     for pattern, replacement in _OBJECT_PRONOUNS:
         text = pattern.sub(replacement, text)
@@ -177,7 +183,10 @@ def _relation_clause(clause: str) -> tuple[Person, str] | None:
     if m:  # "The hobby of my husband is fishing" -> the husband's "my hobby is fishing"
         return person_for(m.group("rel"), None), f"my {m.group('what')} {m.group('rest')}"
     m = _REL_SUBJECT.match(clause)
-    if m is None or re.match(r"and\s+I\b", m.group("rest"), re.I):
+    if m is None:
+        bare = _BARE_REL_SUBJECT.match(clause)
+        return (person_for(bare.group("rel"), None), first_person(bare.group("rest"))) if bare else None
+    if re.match(r"and\s+I\b", m.group("rest"), re.I):
         return None  # "My husband and I live in Braga" is the user's own
     person, rest = person_for(m.group("rel"), None), m.group("rest")
     if m.group("poss") and not m.group("name") and not _IS_FOLLOWERS.match(rest):
@@ -221,10 +230,12 @@ def _reported(clause: str, last: Person | None) -> Placed | None:
         content = according.group("rest")
     else:
         verb = _REPORTING.search(clause)
-        if verb is None or re.search(r"\b(?:I|we)\s+(?:\w+\s+)?$", clause[:verb.start()], re.I):
-            return None  # the user's own words
+        if verb is None or re.search(r"\b(?:I|we)\b", clause[:verb.start()], re.I):
+            return None  # the user's own words ("I want to say", "I told my team")
         who = about_someone(clause, last)
-        speaker = who[0] if who else None
+        if who is None:
+            return None  # nobody is reporting ("please tell couriers to call me")
+        speaker = who[0]
         content = re.sub(r"^(?:me\s+|us\s+|that\s+)*", "", clause[verb.end():].strip(), flags=re.I)
     if speaker is None:
         return Placed(Scope.SKIP, clause, reason="someone else's words")

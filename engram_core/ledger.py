@@ -29,8 +29,13 @@ _PREFERENCE_FAMILY = re.compile(r"^(?:likes|loves|enjoys|prefers(?:_\w+)?|favou?
 _FILLER_WORDS = frozenset("a an the my our his her their some of".split())
 
 
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def value_words(value: str) -> frozenset[str]:
-    return frozenset(w for w in re.findall(r"[\w+#]+", value.lower()) if w not in _FILLER_WORDS)
+    """The words that make a value, plural and singular alike ("cats" is "cat")."""
+    return frozenset(_singular(w) for w in re.findall(r"[\w+#]+", value.lower()) if w not in _FILLER_WORDS)
 
 
 def values_overlap(a: str, b: str) -> bool:
@@ -44,6 +49,8 @@ def exact_verdict(draft: FactDraft, current: Belief) -> Verdict:
     same_object = normalise_value(draft.object) == normalise_value(current.object)
     if draft.negated:
         return Verdict.SUPERSEDE if same_object or values_overlap(draft.object, current.object) else Verdict.COEXIST
+    if _opposite(draft, current):
+        return Verdict.SUPERSEDE
     if same_object:
         return Verdict.DISCARD
     if draft.cardinality is Cardinality.ONE and current.cardinality is Cardinality.ONE:
@@ -76,16 +83,35 @@ def same_fact(draft: FactDraft, belief: Belief) -> bool:
             and normalise_value(belief.object) == normalise_value(draft.object))
 
 
+_NEVER_RETRACTED = re.compile(r"^(?:not:|allergy|intolerance|medical_condition|name$)")
+
+
 def _given_up(draft: FactDraft, belief: Belief) -> bool:
-    both = _PREFERENCE_FAMILY.match(draft.predicate) and _PREFERENCE_FAMILY.match(belief.predicate)
-    return bool(both) and values_overlap(draft.object, belief.object)
+    """A negation retires a liking of the same thing under another name; a tentative one ("no more night
+    shifts", "left the bank") whatever held value it names, a critical one aside."""
+    if not values_overlap(draft.object, belief.object):
+        return False
+    if draft.tentative and not _NEVER_RETRACTED.match(belief.predicate):
+        return True
+    return bool(_PREFERENCE_FAMILY.match(draft.predicate) and _PREFERENCE_FAMILY.match(belief.predicate))
+
+
+# A value stated under one of these retires the same value under the other ("doesn't eat eggs" ends "eats eggs").
+_OPPOSITES = {"avoids_food": ("eats", "likes"), "dislikes": ("likes",), "likes": ("dislikes",),
+              "eats": ("avoids_food",)}
+
+
+def _opposite(draft: FactDraft, belief: Belief) -> bool:
+    return (not draft.negated and belief.predicate in _OPPOSITES.get(draft.predicate, ())
+            and values_overlap(draft.object, belief.object))
 
 
 def exact_candidates(draft: FactDraft, current: Sequence[Belief]) -> list[Belief]:
     """Current beliefs the exact path judges: same subject and (positive) predicate; for a negation,
     also a liking of the same thing under another name."""
     same = [b for b in current if b.subject == draft.subject]
-    return [b for b in same if b.predicate == draft.predicate or (draft.negated and _given_up(draft, b))]
+    return [b for b in same if b.predicate == draft.predicate or (draft.negated and _given_up(draft, b))
+            or _opposite(draft, b)]
 
 
 def close_belief(old: Belief, successor_id: str, world_end: datetime, now: datetime) -> Belief:

@@ -197,12 +197,14 @@ def _corrected(rt: Runtime, view: BeliefView, draft: FactDraft) -> tuple[FactDra
 
 
 def _decide(rt: Runtime, view: BeliefView, draft: FactDraft, vector: np.ndarray):  # noqa: ANN202
-    """(draft, vector, verdicts, candidates, path): a correction replaces the belief it names, by rule."""
-    if draft.predicate != CORRECTION:
-        return (draft, vector, *adjudicate(rt, view, draft, vector))
-    corrected = _corrected(rt, view, draft)
+    """(draft, vector, verdicts, candidates, path): a correction or rename ("replaces" set) replaces the
+    current belief that holds the old value, by rule; one that names nothing held is kept as an episode
+    (the offline "corrects" draft) or adjudicated as it stands (a model's fact with its own predicate)."""
+    corrected = _corrected(rt, view, draft) if draft.replaces else None
     if corrected is None:
-        return draft, vector, {}, [], AdjudicationPath.NEW
+        if draft.predicate == CORRECTION:
+            return draft, vector, {}, [], AdjudicationPath.NEW
+        return (draft, vector, *adjudicate(rt, view, draft, vector))
     draft, vector, held = corrected
     return draft, vector, {held.id: Verdict.SUPERSEDE}, [held], AdjudicationPath.EXACT
 

@@ -563,7 +563,7 @@ def test_assess_json_round_trips_through_the_parser():
     data = json.loads(raw)
     assert set(data) == {"importance", "facts"}
     assert set(data["facts"][0]) == {"subject", "predicate", "object", "statement", "kind", "importance",
-                                     "cardinality", "negated", "critical", "revision", "tentative"}
+                                     "cardinality", "negated", "critical", "revision", "tentative", "replaces"}
     assert data["facts"][1]["kind"] == "fact" and data["facts"][1]["cardinality"] == "many"
     assessment = parse_assessment(raw, default_importance=0.5)
     assert not assessment.fallback

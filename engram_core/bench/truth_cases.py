@@ -147,9 +147,15 @@ class LedgerOutcome:
     update_caught: bool | None  # None when the case changes nothing
 
 
+def _any_polarity(specs: Sequence[SpecIn]) -> list[SpecIn]:
+    return [s.model_copy(update={"polarity": "any"}) for s in specs]
+
+
 def _accounted(case: CaseIn, belief: Belief) -> bool:
     if _any_match(case.current, belief) or _any_match(case.replaced, belief) or _any_match(case.allowed, belief):
         return True
+    if belief_polarity(belief.predicate) == "negative" and _any_match(_any_polarity(case.replaced + case.past), belief):
+        return True  # "no longer works at X" for a replaced or past X is true
     return not belief.is_current() and _any_match(case.past, belief)
 
 
