@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from engram_core.heuristics_text import normalise_chat
 from engram_core.model import Cardinality, Memory, MemoryKind
 
 if TYPE_CHECKING:
@@ -25,8 +26,9 @@ if TYPE_CHECKING:
     from engram_core.runtime import Runtime
 
 CHANGE_CUE = re.compile(
-    r"\b(?:now|anymore|any\s+more|no\s+longer|switched|gave\s+up|given\s+up|started|moved|relocated|renamed|"
-    r"rebranded|quit|left|joined|changed|instead|these\s+days|nowadays|stopped|not\s+(?:more|into)|new)\b", re.I)
+    r"\b(?:now|anymore|any\s+more|any\s+longer|no\s+longer|switched|gave\s+up|given\s+up|started|moved|"
+    r"relocated|renamed|rebranded|quit|left|joined|changed|instead|these\s+days|nowadays|stopped|"
+    r"not\s+(?:more|into)|new|from\s+now\s+on|actually|correction|typo|I\s+mean|I\s+meant|mistake)\b", re.I)
 # "Also", "too", "as well": a value added beside the old one, not instead of it.
 ADDITIVE_CUE = re.compile(r"\b(?:also|too|as\s+well|another|second|both|additionally|plus|besides)\b", re.I)
 _SPEAKER = re.compile(r"^(?P<who>[A-Z][\w .'-]{0,40}):\s")
@@ -44,10 +46,22 @@ def _speaker(memory: Memory) -> str:
     return m.group("who").lower() if m else "user"
 
 
+_SOMEONE = "someone"
+
+
 def _people(text: str) -> frozenset[str]:
-    """Whom a text is about besides its speaker: "my sister", "my boss"; a bare "she" counts as someone."""
+    """Whom a text is about besides its speaker: "my sister", "my boss"; a bare "she" is someone, whoever.
+    (Names are left out: "Globex" is capitalised too.)"""
+    text = normalise_chat(text)
     found = {m.group("who").lower() for m in _PEOPLE.finditer(text)}
-    return frozenset(found or ({"someone"} if _OTHER_PRONOUN.search(text) else set()))
+    return frozenset(found or ({_SOMEONE} if _OTHER_PRONOUN.search(text) else set()))
+
+
+def same_people(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Both about the speaker alone, or both about someone they share (a bare "she" shares anyone)."""
+    if not a or not b:
+        return a == b
+    return bool(a & b) or _SOMEONE in a or _SOMEONE in b
 
 
 def states_a_change(memory: Memory) -> bool:
@@ -78,8 +92,8 @@ def restated(memories: list[tuple[Memory, Any]], vectors: np.ndarray, least_simi
             continue
         for column, j in enumerate(newer):
             new = memories[j][0]
-            if j != i and new.created_at > old.created_at and keys[i] == keys[j] \
-                    and similarity[i, column] >= least_similarity:
+            if j != i and new.created_at > old.created_at and keys[i][0] == keys[j][0] \
+                    and same_people(keys[i][1], keys[j][1]) and similarity[i, column] >= least_similarity:
                 drop.add(old.id)
                 break
     return drop
