@@ -294,7 +294,8 @@ _PROJECTS = (
          revision=True, first_person=False, check=lambda old: old.lower() not in NOT_NAMES, check_group="old"),
     Rule("project_name", _rx(r"\b(?:I|we)\s+" + ADV + r"renamed\s+(?:the\s+project\s+|project\s+|it\s+)?(?:"
                              + name("old", True) + r"\s+)?to\s+" + name(digits=True)), revision=True),
-    Rule("working_on", _rx(IM + r"(?:working on|leading|building|running|managing|developing|writing)\s+" + OBJ),
+    Rule("working_on", _rx(IM + r"(?:working on|leading|building|running|managing|developing|writing|coordinating|"
+                            r"organi[sz]ing)\s+" + OBJ),
          check=lambda o: re.search(r"\bproject\s+(?:called|named)\b", o, re.I) is None
          and o.lower().split()[0] not in NOT_WORKED_ON),
 )

@@ -86,6 +86,12 @@ _WORK = (
     Rule("works_at", _rx(IM + r"(?:no\s+longer|not)\s+(?:at|with)\s+" + _ORG), negated=True, revision=True,
          tentative=True),
     Rule("works_at", _rx(I_ + r"(?:teach|work)\s+at\s+" + OBJ), check=capitalised),
+    Rule("works_at", _rx(WE + r"(?:moved|switched|transferred)\s+(?:over\s+)?to\s+" + OBJ), revision=True,
+         check=lambda o: capitalised(o) and _organisation(o)),
+    # "She's teaching now": the work named by what one does.
+    Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>teaching|nursing|tutoring|coaching|lecturing|consulting|"
+                          r"freelancing|bartending|babysitting)\b(?!\s+(?:a|an|the|my|some|at|for)\b)"),
+         revision=True, template="{d} works as {o}."),
 )
 
 _NAMES_OF_THINGS = (
