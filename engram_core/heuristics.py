@@ -414,8 +414,8 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user") -
             for draft in _placed_facts(clause, placed, _Context(subject, display, f"{lead} {clause}", lowercase)):
                 drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)
         found = {normalise(d.object) for d in drafts.values()} - said_values
-        for draft in _renames(sentence, subject, display, lowercase):  # unless a clause rule already said it
-            if normalise(draft.object) not in found:
+        for draft in _renames(sentence, subject, display, lowercase):  # a rename unless a clause rule said it
+            if draft.predicate == "allergy" or normalise(draft.object) not in found:
                 drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)
     return tuple(drafts.values())
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from engram_core.model import FactDraft
+from engram_core.model import Cardinality, FactDraft
 
 _CAP = r"(?-i:[A-Z0-9][\w&'.-]*(?:\s+(?:&\s+|of\s+|the\s+)?[A-Z0-9][\w&'.-]*){0,4})"
 _ANY = r"[\w&'.-]+(?:\s+[\w&'.-]+){0,3}?"
@@ -27,8 +27,8 @@ def _patterns(name: str) -> tuple[tuple[re.Pattern[str], str], ...]:
     rename = lambda text: re.compile(text, re.I)  # noqa: E731
     return (
         (rename(old + r"(?:'s)?\s+(?:official\s+|new\s+)?name\s+is\s+now\s+" + new + _END), "corrects"),
-        (rename(old + r"\s+(?:is|has been|got|was)\s+(?:now\s+)?(?:officially\s+)?(?:re)?(?:named|called|branded)\s+"
-                r"(?:to\s+|as\s+)?" + new + _END), "corrects"),
+        (rename(old + r"(?:\s+" + _THINGS + r")?\s+(?:is|has been|got|was)\s+(?:now\s+)?(?:officially\s+)?"
+                r"(?:re)?(?:named|called|branded)\s+(?:to\s+|as\s+)?" + new + _END), "corrects"),
         (rename(r"\brenamed\s+" + old + r"\s+(?:to|as)\s+" + new + _END), "corrects"),
         (rename(old + r"\s+is\s+dead,?\s+long\s+live\s+" + new + _END), "corrects"),
         (rename(r"\b(?:no\s+longer|not)\s+" + old + r"\b.*?\b(?:rebranded|renamed|called)\s+(?:it\s+)?" + new + _END),
@@ -44,13 +44,19 @@ def _patterns(name: str) -> tuple[tuple[re.Pattern[str], str], ...]:
     )
 
 
-_CAPITALISED, _LOWERCASE = _patterns(_CAP), _patterns(_ANY)
+# "Our project ECHO is now ABYSS": only between capitalised names ("Madrid is now home" renames nothing).
+_IS_NOW = (re.compile(r"(?P<old>" + _CAP + r")\s+is\s+now\s+(?:officially\s+)?(?P<new>" + _CAP + r")" + _END), "corrects")
+_CAPITALISED, _LOWERCASE = (*_patterns(_CAP), _IS_NOW), _patterns(_ANY)
+
+
+def _bare(name: str) -> str:
+    return re.sub(r"^the\s+", "", re.sub(r"'s$", "", name.strip(" .,'")), flags=re.I)
 
 
 def _draft(m: re.Match[str], predicate: str, subject: str, display: str) -> FactDraft:
     new = m.group("new").strip(" .,'")
     if predicate == "corrects":
-        old = re.sub(r"'s$", "", m.group("old").strip(" .,'"))
+        old = _bare(m.group("old"))
         return FactDraft(subject=subject, predicate=predicate, object=new, statement=f"{old} is now called {new}.",
                          importance=0.75, revision=True, replaces=old)
     thing = re.sub(r"\W+", "_", m.group("thing").lower())
@@ -59,9 +65,24 @@ def _draft(m: re.Match[str], predicate: str, subject: str, display: str) -> Fact
                      statement=f"{possessive} {m.group('thing').lower()} is called {new}.")
 
 
+# "I can't eat shellfish, I'm allergic": the allergy names its object in another clause.
+_ALLERGIC_TO_IT = re.compile(r"\b(?:can't|cannot|can\s+not|don't|never)\s+(?:eat|have|touch|drink|take)\s+"
+                             r"(?P<obj>[\w -]+?),?\s+(?:because\s+|as\s+|since\s+)?I(?:'m|\s+am)\s+"
+                             r"(?:severely\s+|very\s+|deathly\s+)?allergic\b(?!\s+to\b)", re.I)
+
+
+def _allergy(sentence: str, subject: str, display: str) -> list[FactDraft]:
+    m = _ALLERGIC_TO_IT.search(sentence)
+    if m is None:
+        return []
+    obj = m.group("obj").strip()
+    return [FactDraft(subject=subject, predicate="allergy", object=obj, statement=f"{display} is allergic to {obj}.",
+                      importance=0.97, cardinality=Cardinality.MANY, critical=True)]
+
+
 def rename_facts(sentence: str, subject: str, display: str, lowercase: bool) -> list[FactDraft]:
-    """The renames a sentence states, each once."""
-    found = []
+    """The renames (and an allergy named in another clause) a sentence states, each once."""
+    found = _allergy(sentence, subject, display)
     for pattern, predicate in _LOWERCASE if lowercase else _CAPITALISED:
         m = pattern.search(sentence)
         if m and m.group("new").strip(" .,'").lower() not in ("it", "now", "a", "the"):

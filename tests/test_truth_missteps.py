@@ -141,3 +141,33 @@ def test_questions_wishes_and_the_past_leave_the_current_value(engine, clock, sa
     current = _current(engine)
     assert current == {("lives_in", "Lisbon")}, current
     assert engine.store.get_memory(engine.memories()[-1].id).status is MemoryStatus.ACTIVE  # the episode is kept
+
+
+# -- the paraphrases that once made no belief ------------------------------------------------------
+
+@pytest.mark.parametrize(("before", "after", "predicate", "new"), [
+    ("I live in Lisbon.", "I now call Madrid home.", "lives_in", "Madrid"),
+    ("I work at Initech.", "My employer these days is Globex.", "works_at", "Globex"),
+    ("I work at Initech.", "I've taken a job with Globex.", "works_at", "Globex"),
+    ("I live in Lisbon.", "We're in Ponta Delgada now.", "lives_in", "Ponta Delgada"),
+    ("I live in Lisbon.", "I settled in Madrid.", "lives_in", "Madrid"),
+    ("My project is called ECHO.", "The ECHO project has been renamed ABYSS.", "project_name", "ABYSS"),
+    ("My project is called ECHO.", "Our project ECHO is now ABYSS.", "project_name", "ABYSS"),
+])
+def test_paraphrased_updates_from_the_review_now_supersede(engine, clock, before, after, predicate, new):
+    _say(engine, clock, before, after)
+    assert {o for p, o in _current(engine) if p == predicate} == {new}
+
+
+def test_im_at_an_org_now_fills_an_empty_slot_but_never_replaces_a_held_employer(engine, clock):
+    _say(engine, clock, "I'm at Globex now.")
+    assert _current(engine) == {("works_at", "Globex")}
+    _say(engine, clock, "I'm at Starbucks now.")  # a coffee, as likely as a new job: the held value stays
+    assert _current(engine) == {("works_at", "Globex")}
+
+
+def test_an_allergy_named_in_another_clause_is_a_critical_belief(engine, clock):
+    _say(engine, clock, "I can't eat shellfish, I'm allergic.")
+    allergy = [b for b in engine.beliefs() if b.predicate == "allergy"]
+    assert [b.object for b in allergy] == ["shellfish"]
+    assert engine.get_memory(allergy[0].memory_id).critical
