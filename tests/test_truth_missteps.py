@@ -171,3 +171,34 @@ def test_an_allergy_named_in_another_clause_is_a_critical_belief(engine, clock):
     allergy = [b for b in engine.beliefs() if b.predicate == "allergy"]
     assert [b.object for b in allergy] == ["shellfish"]
     assert engine.get_memory(allergy[0].memory_id).critical
+
+
+# -- what recall says after a change ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("before", "after", "query", "new", "old"), [
+    ("I'm vegetarian.", "Went fully vegan last month.", "What is my diet?", "vegan", "vegetarian"),
+    ("I'm vegan.", "Started eating fish again, pescatarian now.", "What do I eat?", "pescatarian", "vegan"),
+])
+def test_a_diet_change_leaves_the_old_diet_out_of_recall(engine, clock, before, after, query, new, old):
+    _say(engine, clock, before, after)
+    for budget in (64, 256):
+        block = engine.recall(query, budget, reinforce=False).block
+        assert new in block and old not in block.replace(new, ""), block
+
+
+def test_a_preference_given_up_leaves_recall_saying_so(engine, clock):
+    _say(engine, clock, "I love coffee.", "I don't drink coffee anymore.")
+    block = engine.recall("Do I like coffee?", 64, reinforce=False).block
+    assert "no longer" in block and "likes: coffee" not in block
+
+
+def test_a_family_members_given_up_hobby_is_not_recalled_as_current(engine, clock):
+    _say(engine, clock, "My brother plays rugby every weekend.", "My brother doesn't play rugby anymore.")
+    block = engine.recall("What does my brother do at weekends?", 256, reinforce=False).block
+    assert "no longer plays rugby" in block and "plays rugby every weekend" not in block
+
+
+def test_a_family_members_move_is_theirs(engine, clock):
+    _say(engine, clock, "I live in Lisbon.", "My sister Ana lives in Porto.", "Ana moved to Faro.")
+    assert _current(engine, "sister") == {("lives_in", "Faro")}
+    assert _current(engine) == {("lives_in", "Lisbon"), ("family_sister", "Ana")}

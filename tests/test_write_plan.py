@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import sqlite3
 from datetime import timedelta
 
 import pytest
@@ -95,3 +96,60 @@ def test_a_write_gives_up_with_a_clear_error_when_the_beliefs_never_settle(clock
     assert not any(m.text == "I'm at Globex now." for m in engine.store.messages())
     engine.close()
     other.close()
+
+
+class WriteLockProbe:
+    """An LLM port that, at every call, proves no write transaction is open on the tenant's database:
+    the engine's own connection is not in a transaction, and a second connection takes the write lock
+    at once. Answers come from the wrapped port."""
+
+    def __init__(self, path: str, inner) -> None:  # noqa: ANN001
+        self.inner = inner
+        self.model_id = self.inner.model_id
+        self.path = path
+        self.engine = None
+        self.probed: list[str] = []
+
+    def _probe(self, method: str) -> None:
+        assert not self.engine.store.conn.in_transaction, f"{method} called inside the write transaction"
+        other = sqlite3.connect(self.path, timeout=0, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")  # fails with "database is locked" while a writer holds it
+            other.execute("ROLLBACK")
+        finally:
+            other.close()
+        self.probed.append(method)
+
+    def assess(self, text, speaker, occurred_at):  # noqa: ANN001, ANN201
+        self._probe("assess")
+        return self.inner.assess(text, speaker, occurred_at)
+
+    def adjudicate(self, new_fact, candidates):  # noqa: ANN001, ANN201
+        self._probe("adjudicate")
+        return self.inner.adjudicate(new_fact, candidates)
+
+    def summarise(self, texts):  # noqa: ANN001, ANN201
+        self._probe("summarise")
+        return self.inner.summarise(texts)
+
+    def propose_dream(self, memories):  # noqa: ANN001, ANN201
+        self._probe("dream")
+        return self.inner.propose_dream(memories)
+
+    def reply(self, message, memory_block):  # noqa: ANN001, ANN201
+        return self.inner.reply(message, memory_block)
+
+
+
+def test_no_bookkeeper_call_holds_the_tenants_write_lock(clock, tmp_path):
+    path = str(tmp_path / "tenant.sqlite")
+    llm = WriteLockProbe(path, ScriptedLLM(assess=_script(), adjudicate=_supersede_all))
+    engine = llm.engine = make_engine(clock, llm=llm, path=path)
+    for text in ("I work at Acme.", "I'm at Globex now."):
+        clock.advance(timedelta(days=1))
+        engine.observe(text, session_id="s1")
+    engine.consolidate("s1")
+    engine.consolidate("s1")
+    assert [b.object for b in engine.beliefs()] == ["Globex"]
+    assert {"assess", "adjudicate"} <= set(llm.probed)
+    engine.close()
