@@ -72,7 +72,7 @@ def open_engine(path: str | Path | None = None, *, embedder: Embedder | str | No
     """
     from engram_core.adapters.clock import SystemClock
     from engram_core.adapters.sqlite_store import SqliteStore
-    from engram_core.adapters.tokens import ConservativeTokenCounter
+    from engram_core.adapters.tokens import default_token_counter
     from engram_core.engine import Engine, default_store_path
     from engram_core.providers import build_providers
     from engram_core.runtime import random_id
@@ -83,7 +83,7 @@ def open_engine(path: str | Path | None = None, *, embedder: Embedder | str | No
         store,
         embedder=providers.embedder,
         llm=providers.llm,
-        tokens=tokens or ConservativeTokenCounter(),
+        tokens=tokens or default_token_counter(),
         clock=clock or SystemClock(),
         config=config,
         new_id=new_id or random_id,

@@ -16,6 +16,9 @@ class ScoringWeights(BaseModel):
     lexical_share: float = Field(0.40, ge=0, le=1, description="share of lexical evidence inside similarity")
     retention_floor: float = Field(0.70, ge=0, le=1)
     recency_half_life_hours: float = Field(24 * 30, gt=0)
+    rank_fusion: float = Field(0.0, ge=0, le=1, description="share of reciprocal-rank fusion (of the cosine and "
+                                                             "BM25 rankings) in the match that ranks")
+    neighbours: float = Field(0.30, ge=0, le=1, description="share of the best adjacent turn's match a turn gains")
 
 
 class EngineConfig(BaseModel):
@@ -41,8 +44,11 @@ class EngineConfig(BaseModel):
     max_stability_hours: float = Field(24.0 * 365 * 5, gt=0)
     reinforce_gain: float = Field(0.6, ge=0, description="stability gained per unit forgotten, as a share of S")
     reinforce_bonus_hours: float = Field(12.0, ge=0)
-    wake_similarity: float = Field(0.35, ge=0, le=1, description="hybrid similarity a faded memory needs to wake")
-    wake_pool: int = Field(40, ge=0, le=10_000, description="most faded memories one query may wake")
+    wake_similarity: float = Field(0.10, ge=0, le=1, description="hybrid similarity a faded memory needs to wake")
+    wake_pool: int = Field(400, ge=0, le=10_000, description="most faded memories one query may wake")
+    fill_similarity: float = Field(
+        0.05, ge=0, le=1, description="hybrid similarity a faded memory needs to fill room the block would "
+                                      "otherwise leave unused (at most wake_pool of them, after everything else)")
     answer_similarity: float = Field(0.30, ge=0, le=1,
                                      description="cosine a question needs with a belief's label to name it by meaning")
     answer_margin: float = Field(0.05, ge=0, le=1,
@@ -62,7 +68,11 @@ class EngineConfig(BaseModel):
                                          "above 1 switches this off")
     possibly_stale_factor: float = Field(
         0.5, ge=0, le=1, description="score multiplier in recall for memories that depend on a superseded value")
-    max_text_bytes: int = Field(32 * 1024, ge=64)
+    max_text_bytes: int = Field(32 * 1024, ge=64, description="longest text stored as one memory")
+    max_message_bytes: int = Field(
+        8 * 1024 * 1024, ge=64, description="longest message observed; one over max_text_bytes is stored whole "
+                                            "and recalled as linked parts")
+    part_bytes: int = Field(1024, ge=64, description="largest part a long message is cut into")
     max_budget_tokens: int = Field(200_000, ge=1)
     candidate_pool: int = Field(400, ge=1)
     full_block_from_tokens: int = Field(

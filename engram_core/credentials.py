@@ -72,11 +72,17 @@ def parse_key_entries(text: str, source: str) -> list[StoredKey]:
 
 
 class KeyRing:
-    """Resolves a presented key to its tenant; every entry is checked, so timing says nothing."""
+    """Resolves a presented key to its tenant; every entry is checked, so timing says nothing.
 
-    def __init__(self, keys: list[StoredKey], admin_key: str | None = None) -> None:
+    The admin keys: the first signs sleep jobs; every one of them (older ones stay during a rotation)
+    is accepted as the admin credential and for a job's signature.
+    """
+
+    def __init__(self, keys: list[StoredKey], admin_key: str | None = None, older_admin_keys: tuple[str, ...] = ()
+                 ) -> None:
         self._keys = tuple(keys)
-        self._admin = hash_key(admin_key) if admin_key else None
+        self._admin_keys = tuple(k for k in (admin_key, *older_admin_keys) if k)
+        self._admin = [hash_key(k) for k in self._admin_keys]
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -91,14 +97,35 @@ class KeyRing:
         return found
 
     def is_admin(self, presented: str | None) -> bool:
-        if not presented or self._admin is None:
+        if not presented:
             return False
-        _, salt, digest = self._admin.split(":")
-        return hmac.compare_digest(_digest(bytes.fromhex(salt), presented), bytes.fromhex(digest))
+        found = False
+        for stored in self._admin:
+            _, salt, digest = stored.split(":")
+            found |= hmac.compare_digest(_digest(bytes.fromhex(salt), presented), bytes.fromhex(digest))
+        return found
 
     @property
     def has_admin(self) -> bool:
-        return self._admin is not None
+        return bool(self._admin)
+
+    @property
+    def signing_key(self) -> str | None:
+        """The admin key new sleep jobs are signed with."""
+        return self._admin_keys[0] if self._admin_keys else None
+
+    @property
+    def verifying_keys(self) -> tuple[str, ...]:
+        return self._admin_keys
+
+
+def parse_admin_keys(text: str, source: str) -> tuple[str, tuple[str, ...]]:
+    """An admin key file: the current key on the first line, older keys still accepted below it."""
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+    if not lines or any(len(line) < 16 or " " in line for line in lines):
+        raise ConfigurationError(f"{source} must hold the admin key (16+ characters, no spaces) on its first line, "
+                                 "older keys on the lines below", field=source)
+    return lines[0], tuple(lines[1:])
 
 
 def bearer_token(authorization: str | None) -> str | None:

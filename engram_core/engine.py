@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from engram_core import exchange, inputs, maintenance, recall, reembed, writepath
+from engram_core import completions, exchange, inputs, longtext, maintenance, recall, reembed, writepath
+from engram_core.completions import ConversationModel
 from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.config import EngineConfig
 from engram_core.errors import ConfigurationError, NotFoundError, ProviderError, ValidationError
 from engram_core.model import (
-    Belief, DreamProposal, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallResult, WriteResult,
+    Belief, DreamProposal, Event, EventKind, Memory, MemoryKind, MemoryStatus, ModelCall, RecallResult, WriteResult,
 )
 from engram_core.metering import usage_report
 from engram_core.ports import LLM, Clock, Embedder, TokenCounter, UsageSource
@@ -96,13 +97,16 @@ class Engine:
     def observe(self, text: str, *, role: str = "user", session_id: str | None = None,
                 message_id: str | None = None, occurred_at: str | datetime | None = None,
                 speaker: str | None = None) -> WriteResult:
+        """One message; a text longer than ``max_text_bytes`` is kept whole and stored as linked parts."""
         obs = writepath.Observation(
-            text=inputs.check_text(text, self.config), role=inputs.check_role(role),
+            text=inputs.check_message(text, self.config), role=inputs.check_role(role),
             session_id=inputs.check_identifier(session_id, "session_id") or "default",
             external_id=inputs.check_identifier(message_id, "message_id"),
             occurred_at=inputs.check_when(occurred_at, "occurred_at"),
             speaker=inputs.check_identifier(speaker, "speaker"),
         )
+        if inputs.is_long(obs.text, self.config):
+            return self._run(lambda: longtext.observe_long(self._rt, obs, self.config.part_bytes))
         return self._run(lambda: writepath.observe(self._rt, obs))
 
     def remember(self, text: str, *, kind: str | MemoryKind = MemoryKind.FACT, importance: float | None = None,
@@ -132,6 +136,7 @@ class Engine:
         the failure is in the audit log and raised. Every model call of the turn is costed together.
         """
         inputs.check_text(message, self.config, "message")
+        occurred_at = inputs.check_when(occurred_at, "occurred_at")  # before the turn writes anything
         self._rt.flush_usage()
         self._rt.turn_id = self._rt.new_id("turn")
         try:
@@ -151,10 +156,26 @@ class Engine:
             return self._rt.llm.reply(message, recalled.render())
         except (ProviderError, ConfigurationError) as exc:
             saved = written.message.id if written.message else None
-            with self.store.transaction():
-                self.store.insert_events([self._rt.event(EventKind.REPLY_FAILED, message_id=saved,
-                                                         model=self._rt.llm.model_id, reason=exc.message)])
+            self.record_reply_failure(saved, self._rt.llm.model_id, exc.message)
             raise type(exc)(f"no reply: {exc.message} (the message was saved)", field=exc.field) from exc
+
+    def record_reply_failure(self, message_id: str | None, model: str, reason: str) -> None:
+        """A reply that did not come, in the audit log next to the message that asked for it."""
+        with self.store.transaction():
+            self.store.insert_events([self._rt.event(EventKind.REPLY_FAILED, message_id=message_id, model=model,
+                                                     reason=reason)])
+
+    # -- whole conversations (OpenAI-compatible chat completions) -----------------------------
+    def conversation_model(self, requested: str) -> ConversationModel:
+        """The model a whole conversation goes to: forwarded with a provider, else the LLM's own reply."""
+        return completions.conversation_model_for(self._rt.llm, self._rt.tokens, requested)
+
+    def served_models(self) -> list[str]:
+        return completions.served_models(self._rt.llm)
+
+    def record_calls(self, calls: Sequence[ModelCall]) -> None:
+        """Model calls metered outside this engine (a forwarded conversation), into this store's usage."""
+        self._rt.record_calls(calls)
 
     # -- beliefs -----------------------------------------------------------------------
     def beliefs(self, as_of: str | datetime | None = None) -> list[Belief]:

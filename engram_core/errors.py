@@ -38,6 +38,17 @@ class SchemaTooNewError(StoreError):
     code = "schema_too_new"
 
 
+class UnreadableRecordError(StoreError):
+    """A stored row cannot be read back (a damaged or foreign value). Reads skip it; forget and purge remove it."""
+
+    code = "unreadable_record"
+
+    def __init__(self, table: str, row_id: str, reason: str) -> None:
+        super().__init__(f"{table} row {row_id!r} cannot be read ({reason}); forget or purge it "
+                         "(`engram doctor` lists every such row)", field="id")
+        self.table, self.row_id, self.reason = table, row_id, reason
+
+
 class CorruptSnapshotError(StoreError):
     """A snapshot generation failed its checksum or integrity check; it is never served."""
 

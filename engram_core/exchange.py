@@ -17,8 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from engram_core.errors import ImportFormatError
 from engram_core.model import CallOutcome, CallPurpose, Cardinality, EventKind, MemoryKind, MemoryStatus
+from engram_core.adapters.sqlite_store import LATEST_SCHEMA
 from engram_core.runtime import CLOCK_OFFSET_KEY, EMBEDDER_KEY, Runtime
-from engram_core.timeutil import from_storage
+from engram_core.timeutil import MAX_DURATION, from_storage, stored_offset, to_storage
 
 FORMAT_NAME = "engram-export"
 FORMAT_VERSION = 1
@@ -35,7 +36,7 @@ class _Stamp(BaseModel):
         if info.field_name.endswith("_at") or info.field_name in ("at", "valid_from", "valid_to"):
             if value is not None:
                 try:
-                    from_storage(value)
+                    return to_storage(from_storage(value))  # what older versions wrote, in today's form
                 except (TypeError, ValueError) as exc:
                     raise ValueError(f"not a stored timestamp: {value!r}") from exc
         return value
@@ -130,13 +131,16 @@ class UsageRecord(_Stamp):
 
 
 class Header(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    """Every field is checked: a header is caller input like any other line."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
 
     type: Literal["header"]
     format: Literal["engram-export"]
-    version: int
-    embedder: str | None = None
-    clock_offset_seconds: float = 0.0
+    version: int = Field(ge=1)
+    schema_version: int | None = Field(None, alias="schema", ge=1)
+    embedder: str | None = Field(None, max_length=200, pattern=r"^\S+:\d{1,6}$")
+    clock_offset_seconds: float = Field(0.0, ge=0, le=MAX_DURATION.total_seconds(), allow_inf_nan=False)
 
 
 _RECORDS = {"message": MessageRecord, "memory": MemoryRecord, "belief": BeliefRecord, "event": EventRecord,
@@ -163,7 +167,7 @@ def _row_to_record(kind: str, row) -> dict:  # noqa: ANN001 - sqlite3.Row
 def export_lines(rt: Runtime) -> Iterator[str]:
     header = {"type": "header", "format": FORMAT_NAME, "version": FORMAT_VERSION,
               "schema": rt.store.schema_version(), "embedder": rt.store.get_meta(EMBEDDER_KEY),
-              "clock_offset_seconds": float(rt.store.get_meta(CLOCK_OFFSET_KEY, "0") or 0)}
+              "clock_offset_seconds": stored_offset(rt.store.get_meta(CLOCK_OFFSET_KEY)).total_seconds()}
     yield json.dumps(header, sort_keys=True)
     for kind, table in _TABLES.items():
         for row in rt.store.table_rows(table):
@@ -175,6 +179,8 @@ def _parse_line(number: int, line: str) -> dict:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         raise ImportFormatError(f"line {number}: not JSON ({exc.msg})", field=f"line {number}") from exc
+    except RecursionError as exc:  # no record nests deeper than a few levels
+        raise ImportFormatError(f"line {number}: JSON nested too deeply", field=f"line {number}") from exc
     if not isinstance(data, dict):
         raise ImportFormatError(f"line {number}: expected a JSON object", field=f"line {number}")
     return data
@@ -199,10 +205,16 @@ def parse_import(lines: Iterable[str]) -> tuple[Header, list[BaseModel]]:
     try:
         header = Header.model_validate(_parse_line(*numbered[0]))
     except ValidationError as exc:
-        raise ImportFormatError("line 1: not an engram-export header", field="line 1") from exc
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "header"
+        raise ImportFormatError(f"line 1: not an engram-export header: {where}: {first['msg']}",
+                                field=where) from exc
     if header.version > FORMAT_VERSION:
         raise ImportFormatError(f"export format v{header.version} is newer than this Engram (v{FORMAT_VERSION})",
                                 field="version")
+    if header.schema_version is not None and header.schema_version > LATEST_SCHEMA:
+        raise ImportFormatError(f"line 1: schema: the export comes from store schema v{header.schema_version}, "
+                                f"newer than this Engram (v{LATEST_SCHEMA}); upgrade Engram", field="schema")
     return header, [_validate_record(n, _parse_line(n, line)) for n, line in numbered[1:]]
 
 
@@ -232,6 +244,7 @@ def import_records(rt: Runtime, header: Header, records: list[BaseModel]) -> dic
             counts[record.type] = counts.get(record.type, 0) + 1
         if header.embedder and rt.store.get_meta(EMBEDDER_KEY) is None:
             rt.store.set_meta(EMBEDDER_KEY, header.embedder)
-        rt.store.set_meta(CLOCK_OFFSET_KEY, repr(header.clock_offset_seconds))
+        current = stored_offset(rt.store.get_meta(CLOCK_OFFSET_KEY)).total_seconds()
+        rt.store.set_meta(CLOCK_OFFSET_KEY, repr(max(current, header.clock_offset_seconds)))  # never back
     rt.drop_index()
     return counts

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from engram_core.config import EngineConfig
-from engram_core.model import Belief, Cardinality, Memory, MemoryStatus
+from engram_core.model import Belief, Cardinality, Memory, MemoryKind, MemoryStatus
 from engram_core.render import BlockForm
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -76,6 +76,10 @@ class ActiveIndex:
         self.vectors = np.zeros((capacity, dim), dtype=np.float32)
         self.columns = {name: np.zeros(capacity, dtype=np.float64) for name in _COLUMNS}
         self.alive = np.zeros(capacity, dtype=bool)
+        # Conversation order: the episode before and after each one in its session (-1: none).
+        self.previous = np.full(capacity, -1, dtype=np.int64)
+        self.following = np.full(capacity, -1, dtype=np.int64)
+        self._last_in_session: dict[str, int] = {}
 
     @classmethod
     def build(cls, dim: int, config: EngineConfig, rows: list[tuple[Memory, Belief | None]]) -> "ActiveIndex":
@@ -88,7 +92,10 @@ class ActiveIndex:
         size = 2 * len(self.alive)
         self.vectors = np.resize(self.vectors, (size, self.dim))
         self.columns = {k: np.resize(v, size) for k, v in self.columns.items()}
-        self.alive = np.concatenate([self.alive, np.zeros(size - len(self.alive), dtype=bool)])
+        grown = size - len(self.alive)
+        self.alive = np.concatenate([self.alive, np.zeros(grown, dtype=bool)])
+        self.previous = np.concatenate([self.previous, np.full(grown, -1, dtype=np.int64)])
+        self.following = np.concatenate([self.following, np.full(grown, -1, dtype=np.int64)])
 
     def _write_columns(self, pos: int, memory: Memory) -> None:
         cols = self.columns
@@ -112,6 +119,17 @@ class ActiveIndex:
         self.vectors[pos] = memory.embedding.vector
         self._write_columns(pos, memory)
         self.alive[pos] = True
+        self._link(pos, memory)
+
+    def _link(self, pos: int, memory: Memory) -> None:
+        """An episode follows the last one of its session that is not newer (memories arrive in order)."""
+        if memory.kind is not MemoryKind.EPISODE or memory.session_id is None:
+            return
+        last = self._last_in_session.get(memory.session_id)
+        if last is not None and self.entries[last].memory.created_at <= memory.created_at:
+            self.previous[pos], self.following[last] = last, pos
+        if last is None or self.entries[last].memory.created_at <= memory.created_at:
+            self._last_in_session[memory.session_id] = pos
 
     def remove(self, memory_id: str) -> None:
         pos = self.position.pop(memory_id, None)

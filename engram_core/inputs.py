@@ -24,6 +24,17 @@ def check_text(text: object, config: EngineConfig, field: str = "text") -> str:
     return text.strip()
 
 
+def check_message(text: object, config: EngineConfig, field: str = "text") -> str:
+    """A message to observe may be longer than one memory's text: it is then stored as linked parts."""
+    if isinstance(text, str) and len(text.encode("utf-8")) > config.max_text_bytes:
+        return check_text(text, config.model_copy(update={"max_text_bytes": config.max_message_bytes}), field)
+    return check_text(text, config, field)
+
+
+def is_long(text: str, config: EngineConfig) -> bool:
+    return len(text.encode("utf-8")) > config.max_text_bytes
+
+
 CLIPPED = " [clipped]"
 
 

@@ -7,7 +7,8 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from engram_core import ledger
-from engram_core.errors import NotFoundError, ValidationError
+from engram_core import purge as purging
+from engram_core.errors import NotFoundError, UnreadableRecordError, ValidationError
 from engram_core.model import (
     DreamAction, DreamProposal, Event, EventKind, Memory, MemoryKind, MemoryStatus, Message, WriteResult,
 )
@@ -19,7 +20,7 @@ from engram_core.writepath import (
 )
 from engram_core.writeplan import FactPlan
 
-PURGED_TEXT = "[purged]"
+PURGED_TEXT = purging.PURGED_TEXT
 
 
 def _commit_events(rt: Runtime, events: Sequence[Event]) -> None:
@@ -221,31 +222,31 @@ def dream_apply(rt: Runtime, proposal_id: str, approved: Sequence[str]) -> tuple
 
 # -- forget / purge ------------------------------------------------------------------------------
 
-def _retire_beliefs(rt: Runtime, memory: Memory, now: datetime, redact: bool) -> None:
+def _retire_beliefs(rt: Runtime, memory: Memory, now: datetime) -> None:
     for belief in rt.store.beliefs_of_memory(memory.id):
-        retired = ledger.retire_belief(belief, now) if belief.expired_at is None else belief
-        if redact:
-            retired = replace(retired, statement=PURGED_TEXT, object="")
-        rt.store.update_belief(retired)
+        if belief.expired_at is None:
+            rt.store.update_belief(ledger.retire_belief(belief, now))
+
+
+def _soft_forget(rt: Runtime, memory_id: str, now: datetime) -> Event:
+    try:
+        memory = rt.store.get_memory(memory_id)
+    except UnreadableRecordError:  # still forgotten: out of every read, kept for audit
+        rt.store.purging.mark_deleted(memory_id, now)
+        rt.index_remove(memory_id)
+        return rt.event(EventKind.FORGOTTEN, memory_id=memory_id, unreadable=True)
+    _retire_beliefs(rt, memory, now)
+    set_status(rt, memory, MemoryStatus.DELETED, now)
+    return rt.event(EventKind.FORGOTTEN, memory_id=memory.id)
 
 
 def forget(rt: Runtime, memory_id: str, purge: bool = False) -> tuple[Event, ...]:
-    """Soft forget keeps the memory for audit; purge deletes its text, vector and derived text."""
-    memory = rt.store.get_memory(memory_id)
-    if memory is None:
+    """Soft forget keeps the memory for audit; purge deletes its text, vector and everything made of it."""
+    if not rt.store.purging.exists(memory_id):
         raise NotFoundError(f"no memory {memory_id!r}", field="memory_id")
     now = rt.now()
     with rt.store.transaction():
-        _retire_beliefs(rt, memory, now, redact=purge)
-        if purge:
-            rt.store.delete_memory(memory.id)
-            rt.index_remove(memory.id)
-            for message_id in memory.provenance:
-                rt.store.redact_message(message_id, PURGED_TEXT)
-            event = rt.event(EventKind.PURGED, memory_id=memory.id)
-        else:
-            set_status(rt, memory, MemoryStatus.DELETED, now)
-            event = rt.event(EventKind.FORGOTTEN, memory_id=memory.id)
+        event = purging.purge(rt, memory_id, now) if purge else _soft_forget(rt, memory_id, now)
         _commit_events(rt, [event])
     if purge:
         rt.store.scrub_deleted()

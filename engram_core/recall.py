@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import NamedTuple
@@ -21,7 +22,8 @@ from engram_core.render import (
 )
 from engram_core.retention import hours_between, reinforced_stability, retention
 from engram_core.runtime import Runtime
-from engram_core.scoring import CandidateArrays, breakdown_at, normalise_lexical, score_arrays
+from engram_core.scoring import CandidateArrays, breakdown_at, normalise_lexical, rank_fusion, score_arrays
+from engram_core.words import carries, meaning
 
 
 class Candidate(NamedTuple):  # a tuple: 400 are made per recall, a frozen dataclass took twice as long
@@ -37,15 +39,25 @@ class Pool:
 
     candidates: list[Candidate]
     parts: dict[str, np.ndarray]
+    fillers: frozenset[str] = frozenset()  # faded memories that match too weakly to wake: they only fill room
 
 
-def _lexical(rt: Runtime, query: str, positions: dict[str, int], size: int, active_only: bool) -> np.ndarray:
+def _lexical(rt: Runtime, query: str, positions: dict[str, int], size: int,
+             active_only: bool) -> tuple[np.ndarray, np.ndarray]:
+    """BM25 evidence per row, scaled to [0, 1], and the matching rows best first."""
     raw = np.zeros(size, dtype=np.float64)
+    ranked = []
     for memory_id, value in rt.store.lexical_search(query, rt.config.candidate_pool, active_only):
         pos = positions.get(memory_id)
         if pos is not None:
             raw[pos] = value
-    return normalise_lexical(raw)
+            ranked.append(pos)
+    return normalise_lexical(raw), np.array(ranked, dtype=np.int64)
+
+
+def _links(links: np.ndarray, alive: np.ndarray) -> np.ndarray:
+    """Links to rows still in recall; -1 for the rest."""
+    return np.where((links >= 0) & alive[np.maximum(links, 0)], links, -1)
 
 
 def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarray, now: datetime,
@@ -54,43 +66,63 @@ def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarra
     size = index.size()
     if len(index) == 0:
         return Pool([], {})
-    cols, now_h = index.columns, epoch_hours(now)
+    cols, now_h, w = index.columns, epoch_hours(now), rt.config.weights
+    cosine = index.vectors[:size] @ qv
+    lexical, lexical_rows = _lexical(rt, query, index.position, size, active_only)
+    alive = index.alive[:size]
     arrays = CandidateArrays(
         prior=cols["prior"][:size], importance=cols["importance"][:size], stability_hours=cols["stability"][:size],
         hours_since_access=np.maximum(now_h - cols["accessed_h"][:size], 0.0),
         hours_since_created=np.maximum(now_h - cols["created_h"][:size], 0.0),
-        cosine=index.vectors[:size] @ qv, lexical=_lexical(rt, query, index.position, size, active_only),
+        cosine=cosine, lexical=lexical,
+        fused=rank_fusion(np.where(alive, cosine, -1.0), lexical_rows, rt.config.candidate_pool)
+        if w.rank_fusion > 0 else None,
+        previous=_links(index.previous[:size], alive) if w.neighbours > 0 else None,
+        following=_links(index.following[:size], alive) if w.neighbours > 0 else None,
     )
     parts = score_arrays(arrays, rt.config)
-    chosen = np.flatnonzero(_eligible(parts, cols["critical"][:size] > 0, cols["archived"][:size] > 0,
-                                      index.alive[:size], rt.config))
+    eligible, cold = _eligible(parts, cols["critical"][:size] > 0, cols["archived"][:size] > 0, alive, rt.config)
+    chosen = np.flatnonzero(eligible)
     pool = rt.config.candidate_pool
     if len(chosen) > pool:
         top = np.argpartition(-parts["score"][chosen], pool - 1)[:pool]
         chosen = chosen[top]
-    entries, scores = index.entries, parts["score"][chosen].tolist()  # Python floats: round() as in the breakdown
+    room_in_cold_tier = max(0, rt.config.wake_pool - int(np.count_nonzero(eligible & cold)))
+    fill = _best_of(parts["similarity"], cold & ~eligible, rt.config.fill_similarity, room_in_cold_tier)
+    entries = index.entries
+    fillers = frozenset(entries[i].memory.id for i in fill.tolist())
+    chosen = np.concatenate([chosen, fill])
+    scores = parts["score"][chosen].tolist()  # Python floats: round() as in the breakdown
     return Pool([Candidate(entries[i].memory, entries[i], i, round(score, 6))
-                 for i, score in zip(chosen.tolist(), scores)], parts)
+                 for i, score in zip(chosen.tolist(), scores)], parts, fillers)
 
 
 def _eligible(parts: dict[str, np.ndarray], critical: np.ndarray, archived: np.ndarray, alive: np.ndarray,
-              config: EngineConfig) -> np.ndarray:
-    """Hot memories (retention above the decay floor, or critical) always; faded and archived ones only
-    on a strong cue. Without forgetting every memory but the archived is hot."""
+              config: EngineConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Hot memories (retention above the decay floor, or critical) always; faded and archived ones (the
+    cold tier, also returned) only on a strong cue. Without forgetting every memory but the archived is hot."""
     hot = alive & ~archived
     if config.forgetting:
         hot &= (parts["retention"] >= config.decay_floor) | critical
-    return hot | _strong_cues(parts["similarity"], alive & ~hot, config)
+    cold = alive & ~hot
+    return hot | _strong_cues(parts["similarity"], cold, config), cold
 
 
 def _strong_cues(similarity: np.ndarray, cold: np.ndarray, config: EngineConfig) -> np.ndarray:
     """The cold tier: the few faded memories whose hybrid match clears the wake threshold, best first."""
     woken = np.zeros_like(cold)
-    found = np.flatnonzero(cold & (similarity >= config.wake_similarity))
-    if len(found) > config.wake_pool > 0:
-        found = found[np.argpartition(-similarity[found], config.wake_pool - 1)[:config.wake_pool]]
-    woken[found[: config.wake_pool]] = True
+    woken[_best_of(similarity, cold, config.wake_similarity, config.wake_pool)] = True
     return woken
+
+
+def _best_of(similarity: np.ndarray, among: np.ndarray, least: float, most: int) -> np.ndarray:
+    """Positions of at most ``most`` of ``among`` whose similarity is at least ``least``, best first."""
+    if most <= 0:
+        return np.zeros(0, dtype=np.int64)
+    found = np.flatnonzero(among & (similarity >= least))
+    if len(found) > most:
+        found = found[np.argpartition(-similarity[found], most - 1)[:most]]
+    return found[:most]
 
 
 def _distinct(pool: Pool) -> Pool:
@@ -109,22 +141,41 @@ def _veto(pool: Pool) -> Pool:
     return replace(pool, candidates=[c for c in pool.candidates if c.memory.id not in drop])
 
 
+FILLER_OFFSET = 10.0  # below any score and answer tier: a filler packs only into room nothing else took
+
+
 def _packables(candidates: list[Candidate], rendered: dict[str, tuple[str, int]],
-               tiers: dict[str, float]) -> list[Packable]:
-    """Distilled facts displace the raw episodes they came from; ``tiers`` lift answers above the rest."""
-    episodes_by_message: dict[str, list[str]] = {}
+               tiers: dict[str, float], fillers: frozenset[str] = frozenset(),
+               history: Callable[[], frozenset[str]] = frozenset) -> list[Packable]:
+    """A distilled fact displaces the raw episode it came from when it carries what the episode said
+    (a name fact never stands in for the sentence that also gave the job); ``tiers`` lift answers
+    above the rest."""
+    episodes_by_message: dict[str, list[Memory]] = {}
     for c in candidates:
         if c.memory.kind is MemoryKind.EPISODE:
             for mid in c.memory.provenance:
-                episodes_by_message.setdefault(mid, []).append(c.memory.id)
+                episodes_by_message.setdefault(mid, []).append(c.memory)
     packables = []
     for c in candidates:
         displaces: tuple[str, ...] = ()
         if c.memory.belief_id is not None:
-            displaces = tuple(e for mid in c.memory.provenance for e in episodes_by_message.get(mid, ()))
-        score = c.score + tiers.get(c.memory.id, 0.0)
+            displaces = tuple(e.id for mid in c.memory.provenance for e in episodes_by_message.get(mid, ())
+                              if carries(c.memory.text, e.text, history()))
+        score = c.score + tiers.get(c.memory.id, 0.0) - (FILLER_OFFSET if c.memory.id in fillers else 0.0)
         packables.append(Packable(c.memory.id, score, rendered[c.memory.id][1], displaces))
     return packables
+
+
+def _retired_words(rt: Runtime) -> Callable[[], frozenset[str]]:
+    """What the ledger's retired values say, read at most once a recall and only when a fact could stand
+    in for a sentence."""
+    found: list[frozenset[str]] = []
+
+    def words() -> frozenset[str]:
+        if not found:
+            found.append(meaning(" ".join(b.object for b in rt.store.all_beliefs() if not b.is_current())))
+        return found[0]
+    return words
 
 
 def _line(entry: IndexEntry, form: BlockForm) -> str:
@@ -171,7 +222,7 @@ def _pack(rt: Runtime, query: str, qv: np.ndarray, budget: int, pool: Pool, as_o
     frame = rt.tokens.count(frame_text(form))
     beliefs = [(c.memory.id, c.entry.belief) for c in pool.candidates]
     tiers = answer_tiers(beliefs, query) or _tiers_by_meaning(rt, qv, beliefs)
-    packables = _packables(pool.candidates, rendered, tiers)
+    packables = _packables(pool.candidates, rendered, tiers, pool.fillers, _retired_words(rt))
     chosen = pack_under_budget(packables, budget - frame) if budget > frame else ()
     kept, used = fit_block(rt.tokens, form, [rendered[p.key][0] for p in chosen], budget)
     by_id = {c.memory.id: c for c in pool.candidates}
@@ -189,13 +240,14 @@ def _reinforced(memory: Memory, now: datetime, config: EngineConfig) -> Memory:
     return stronger
 
 
-def _matched(result: RecallResult, config: EngineConfig) -> list[str]:
+def _matched(result: RecallResult, config: EngineConfig, fillers: frozenset[str]) -> list[str]:
     """The best few packed items the cue matched: filler packed only because room was left is not reinforced."""
-    matched = [i for i in result.items if i.score.similarity >= config.reinforce_similarity]
+    matched = [i for i in result.items
+               if i.score.similarity >= config.reinforce_similarity and i.memory_id not in fillers]
     return [i.memory_id for i in sorted(matched, key=lambda i: -i.score.score)[: config.reinforce_top]]
 
 
-def _reinforce(rt: Runtime, result: RecallResult, now: datetime) -> tuple[Event, ...]:
+def _reinforce(rt: Runtime, result: RecallResult, now: datetime, fillers: frozenset[str]) -> tuple[Event, ...]:
     """Only what was packed and matched the cue is reinforced, or forgetting never happens.
 
     A woken decayed memory is active again (a full-row write); the rest, a woken archived one
@@ -203,7 +255,7 @@ def _reinforce(rt: Runtime, result: RecallResult, now: datetime) -> tuple[Event,
     """
     index = rt.index_if_loaded()
     with rt.store.transaction():
-        used = rt.memories_now(_matched(result, rt.config))
+        used = rt.memories_now(_matched(result, rt.config, fillers))
         for memory in (_reinforced(m, now, rt.config) for m in used if m.status is MemoryStatus.DECAYED):
             rt.store.update_memory(memory)
             rt.index_update(memory)
@@ -225,7 +277,7 @@ def recall_now(rt: Runtime, query: str, budget: int, reinforce: bool = True) -> 
     pool = _distinct(_veto(restatements.apply(rt, index, _index_candidates(rt, index, query, qv, now))))
     result = _pack(rt, query, qv, budget, pool, None)
     if reinforce and result.items:
-        result = replace(result, events=_reinforce(rt, result, now))
+        result = replace(result, events=_reinforce(rt, result, now, pool.fillers))
     return result
 
 

@@ -1,7 +1,9 @@
 """The memory block given to a model (pure).
 
 Memory text is data, never instructions: it sits inside a delimited block and
-anything that could close or fake the delimiters is escaped, in both forms.
+anything that could close or fake the delimiters is escaped, in both forms:
+ASCII markup, its look-alikes in other scripts, and invisible characters
+(bidi controls, tag characters) that could hide one.
 
 The full form carries a note on the frame and each memory's kind and date. Under
 a small budget that metadata would cost whole memories (a dated line is about
@@ -12,10 +14,12 @@ has a short frame and bare lines, a fact as "label: value".
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
+from functools import lru_cache
 
 from engram_core.model import MemoryKind
 from engram_core.ports import TokenCounter
@@ -28,10 +32,11 @@ NEGATED_PREFIX = "not:"
 # Predicate words a compact label drops: the block is about the user already.
 _LABEL_PREFIX = re.compile(r"^(?:prefers|favou?rite|family|pet|user)_(?=.)")
 _LABEL_NAMES = {"project_name": "project", "job_title": "job"}
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 class BlockForm(str, Enum):
-    FULL = "full"  # noted frame, "- [kind date] text" lines
+    FULL = "full"  # noted frame, "- [kind date] text" lines (an episode's kind unnamed)
     COMPACT = "compact"  # short frame, bare lines, facts as "label: value"
 
 
@@ -47,10 +52,32 @@ def block_form(budget: int, full_from: int) -> BlockForm:
     return BlockForm.FULL if budget >= full_from else BlockForm.COMPACT
 
 
+_ASCII = {ord("&"): "&amp;", ord("<"): "&lt;", ord(">"): "&gt;",
+          **{c: None for c in (*range(0x20), 0x7F)}}  # C0 controls left after the whitespace fold go
+_INVISIBLE = frozenset({"Cc", "Cf", "Co", "Cs", "Cn"})  # controls, format (bidi, tags, zero-width), private, unassigned
+_BRACKET_WORDS = ("LESS-THAN", "GREATER-THAN", "ANGLE BRACKET", "SINGLE ANGLE QUOTATION", "ARROWHEAD", "CHEVRON")
+_BRACKET_SHAPES = frozenset("\u1438\u1433")  # Canadian syllabics PA and PO: drawn exactly like < and >
+
+
+@lru_cache(maxsize=8192)
+def _safe_char(ch: str) -> str:
+    """A non-ASCII character as the block may carry it: invisible ones go, bracket look-alikes become numeric
+    character references (still legible, never a delimiter), everything else stays."""
+    if unicodedata.category(ch) in _INVISIBLE:
+        return ""
+    name = unicodedata.name(ch, "")
+    if ch in _BRACKET_SHAPES or any(word in name for word in _BRACKET_WORDS):
+        return f"&#x{ord(ch):X};"
+    return ch
+
+
 def escape_memory_text(text: str) -> str:
-    """One line, with markup characters escaped so stored text cannot end the block."""
-    flat = " ".join(text.split())
-    return flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """One line that cannot draw a delimiter: compatibility forms folded (NFKC: a fullwidth < is a <), markup
+    escaped, look-alike brackets of every script as character references, invisible characters removed."""
+    flat = " ".join(unicodedata.normalize("NFKC", text).split())
+    if flat.isascii():
+        return flat.translate(_ASCII)
+    return "".join(_safe_char(ch) if ord(ch) > 0x7F else ch.translate(_ASCII) for ch in flat)
 
 
 def fact_label(predicate: str) -> str | None:
@@ -67,10 +94,19 @@ def compact_fact(fact: FactLabel) -> str | None:
     return f"{label}: {fact.value}" if label and fact.value.strip() else None
 
 
+def line_tag(kind: MemoryKind, when: datetime) -> str:
+    """"8 May 2023" for an episode (the common kind goes unnamed), "fact 8 May 2023" for the rest.
+
+    Qwen spends a token per digit: "2023-05-08" is 10 tokens, "8 May 2023" 7, so the tag went from 16
+    tokens of a line to 11 (a LoCoMo turn is about 28)."""
+    date = f"{when.day} {_MONTHS[when.month - 1]} {when.year}"  # not strftime: locale-free, and 10x cheaper
+    return date if kind is MemoryKind.EPISODE else f"{kind.value} {date}"
+
+
 def render_line(kind: MemoryKind, text: str, when: datetime, form: BlockForm = BlockForm.FULL,
                 fact: FactLabel | None = None) -> str:
     if form is BlockForm.FULL:
-        return f"- [{kind.value} {when.date().isoformat()}] {escape_memory_text(text)}"
+        return f"- [{line_tag(kind, when)}] {escape_memory_text(text)}"
     compact = compact_fact(fact) if fact is not None else None
     return escape_memory_text(compact or text)
 

@@ -15,6 +15,7 @@ from engram_core.errors import EmbeddingMismatchError, ProviderError
 from engram_core.index import ActiveIndex
 from engram_core.model import Belief, Event, EventKind, Memory, ModelCall, Scalar
 from engram_core.ports import LLM, Clock, Embedder, TokenCounter, UsageSource
+from engram_core.timeutil import stored_offset
 
 CLOCK_OFFSET_KEY = "clock_offset_seconds"
 EMBEDDER_KEY = "embedder"
@@ -60,14 +61,17 @@ class Runtime:
 
     def flush_usage(self) -> None:
         """Store calls made outside any write (a read-only recall, a failed reply)."""
-        calls = self._drain()
+        self.record_calls(self._drain())
+
+    def record_calls(self, calls: Sequence[ModelCall]) -> None:
+        """Store calls metered elsewhere (a forwarded conversation) in this store's usage log."""
         if calls:
             with self.store.transaction():
-                self._insert_calls(calls)
+                self._insert_calls(list(calls))
 
     # -- time ---------------------------------------------------------------
     def clock_offset(self) -> timedelta:
-        return timedelta(seconds=float(self.store.get_meta(CLOCK_OFFSET_KEY, "0") or 0))
+        return stored_offset(self.store.get_meta(CLOCK_OFFSET_KEY))  # a damaged value never stops the tenant
 
     def now(self) -> datetime:
         return self.clock.now() + self.clock_offset()

@@ -30,6 +30,9 @@ class CandidateArrays:
     hours_since_created: np.ndarray
     cosine: np.ndarray
     lexical: np.ndarray  # already normalised to [0, 1]
+    fused: np.ndarray | None = None  # reciprocal-rank fusion of the two rankings, scaled to [0, 1]
+    previous: np.ndarray | None = None  # row of the turn before in the same session, -1 for none
+    following: np.ndarray | None = None
 
 
 def normalise_lexical(raw: np.ndarray) -> np.ndarray:
@@ -44,14 +47,43 @@ def _retention(cols: CandidateArrays, config: EngineConfig) -> np.ndarray:
     return np.exp(-cols.hours_since_access / np.maximum(cols.stability_hours, 1e-9))
 
 
+RRF_K = 60.0  # reciprocal-rank fusion's usual constant
+
+
+def rank_fusion(cosine: np.ndarray, lexical_rows: np.ndarray, depth: int) -> np.ndarray:
+    """Reciprocal-rank fusion of the cosine ranking (its best ``depth``) and the lexical one (rows best
+    first), scaled so an item first in both scores 1."""
+    fused = np.zeros(len(cosine), dtype=np.float64)
+    depth = min(depth, len(cosine))
+    if depth:
+        top = np.argpartition(-cosine, depth - 1)[:depth]
+        top = top[np.argsort(-cosine[top], kind="stable")]
+        fused[top] += 1.0 / (RRF_K + np.arange(1, depth + 1))
+    fused[lexical_rows] += 1.0 / (RRF_K + np.arange(1, len(lexical_rows) + 1))
+    return fused * ((RRF_K + 1.0) / 2.0)
+
+
+def _neighbour_match(match: np.ndarray, previous: np.ndarray | None, following: np.ndarray | None) -> np.ndarray:
+    """Per row, the better match of the turns just before and after it (0 where there is none)."""
+    best = np.zeros_like(match)
+    for links in (previous, following):
+        if links is not None:
+            linked = links >= 0
+            best[linked] = np.maximum(best[linked], match[links[linked]])
+    return best
+
+
 def score_arrays(cols: CandidateArrays, config: EngineConfig) -> dict[str, np.ndarray]:
     """Every component of the breakdown, one array each."""
     w = config.weights
     cosine = np.clip(cols.cosine, 0.0, 1.0)
     similarity = (1.0 - w.lexical_share) * cosine + w.lexical_share * cols.lexical
+    match = similarity if cols.fused is None else (1.0 - w.rank_fusion) * similarity + w.rank_fusion * cols.fused
+    if w.neighbours > 0:
+        match = match + w.neighbours * _neighbour_match(match, cols.previous, cols.following)
     recency = 0.5 ** (cols.hours_since_created / w.recency_half_life_hours)
     prior = cols.prior
-    relevance = w.similarity * similarity + w.importance * cols.importance + w.recency * recency + prior
+    relevance = w.similarity * match + w.importance * cols.importance + w.recency * recency + prior
     retention = _retention(cols, config)
     score = relevance * (w.retention_floor + (1.0 - w.retention_floor) * retention)
     return {

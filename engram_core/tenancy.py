@@ -11,12 +11,14 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from engram_core.errors import ValidationError
 
 if TYPE_CHECKING:
+    from engram_core.due_index import DueIndex
     from engram_core.engine import Engine
 
 T = TypeVar("T")
@@ -39,12 +41,29 @@ class TenantStores(Protocol):
         """Every tenant that has a store."""
         ...
 
+    def has_tenant(self, tenant: str) -> bool:
+        """Whether this tenant has a store (a cheap check, unlike ``tenants()``)."""
+        ...
+
+    def due_index(self) -> "DueIndex":
+        """When each tenant is next due for a sleep cycle (see due_index.py)."""
+        ...
+
     def collect_garbage(self, tenant: str) -> int:
         """Delete stored generations the retention policy no longer needs; how many were deleted."""
         ...
 
     def close(self) -> None:
         ...
+
+
+def _private_tenant_files(path: Path) -> None:
+    """The tenant's directory and files are private, those an older version made included."""
+    from engram_core.private_files import private_dir, tighten
+
+    private_dir(path.parent)
+    for managed in (path.parent.parent, path.parent, *path.parent.glob(path.name + "*")):
+        tighten(managed)
 
 
 class LocalTenantStores:
@@ -56,6 +75,7 @@ class LocalTenantStores:
         self._engines: dict[str, Engine] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
+        self._due: DueIndex | None = None
 
     def _path(self, tenant: str) -> Path:
         return self.root / check_tenant_id(tenant) / "engram.sqlite"
@@ -69,8 +89,27 @@ class LocalTenantStores:
         with self._lock(tenant):
             engine = self._engines.get(tenant)
             if engine is None:
-                engine = self._engines[tenant] = self._open(path)
+                if not path.exists():  # a new tenant: on the schedule before it has a file
+                    self.due_index().schedule(tenant, datetime.now(timezone.utc))
+                _private_tenant_files(path)
+                engine = self._open(path)
+                with self._guard:
+                    self._engines[tenant] = engine
             return operation(engine)
+
+    def has_tenant(self, tenant: str) -> bool:
+        return self._path(tenant).exists()
+
+    def due_index(self) -> DueIndex:
+        """Kept in ``<root>/_index`` (no tenant id starts with an underscore)."""
+        from engram_core.due_index import DueIndex
+        from engram_core.snapshots.local import LocalDirStore
+
+        with self._guard:
+            if self._due is None:
+                store = LocalDirStore(self.root / "_index")
+                self._due = DueIndex(lambda: store)
+            return self._due
 
     def collect_garbage(self, tenant: str) -> int:
         """A local store is one file updated in place: there are no old generations."""
@@ -83,10 +122,16 @@ class LocalTenantStores:
         return sorted(p.parent.name for p in self.root.glob("*/engram.sqlite"))
 
     def close(self) -> None:
+        """Close every warm engine under its tenant's lock: an operation in flight finishes first, and the
+        next one opens the store again. A connection in use is never closed under it."""
         with self._guard:
-            for engine in self._engines.values():
-                engine.close()
-            self._engines.clear()
+            tenants = list(self._engines)
+        for tenant in tenants:
+            with self._lock(tenant):
+                with self._guard:
+                    engine = self._engines.pop(tenant, None)
+                if engine is not None:
+                    engine.close()
 
 
 def open_tenant_stores(location: str | Path, open_engine: Callable[[Path], "Engine"] | None = None) -> TenantStores:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import datetime, timedelta, timezone
 
@@ -12,12 +13,23 @@ _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 36
 MAX_DURATION = timedelta(days=100 * 365)  # far beyond any decay horizon, far inside datetime's range
 
 
+# Every timestamp a caller gives must lie in this range (UTC): four-digit years, and centuries of room
+# above for the clock offset and any duration added to it, far inside what ``datetime`` can hold.
+EARLIEST = datetime(1000, 1, 1, tzinfo=timezone.utc)
+LATEST = datetime(8999, 12, 31, 23, 59, 59, 999999, tzinfo=timezone.utc)
+
+
 def to_storage(moment: datetime) -> str:
-    """Fixed-width UTC text, so string order is time order."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """Fixed-width UTC text, so string order is time order (the year zero-padded: strftime does not)."""
+    utc = moment.astimezone(timezone.utc)
+    return f"{utc.year:04d}" + utc.strftime("-%m-%dT%H:%M:%S.%fZ")
 
 
 def from_storage(text: str) -> datetime:
+    """Also reads the unpadded years below 1000 that older versions wrote ('999-06-01T...')."""
+    year, dash, rest = text.partition("-")
+    if dash and 0 < len(year) < 4 and year.isdigit():
+        text = year.zfill(4) + dash + rest
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
 
 
@@ -37,9 +49,28 @@ def parse_when(value: str | datetime, field: str) -> datetime:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
     try:
-        return moment.astimezone(timezone.utc)
+        return check_in_range(moment.astimezone(timezone.utc), field)
     except OverflowError as exc:  # e.g. 9999-12-31T23:59-23:00 lies past the last representable UTC time
         raise ValidationError(f"{field}: out of the representable range: {value!r}", field=field) from exc
+
+
+def check_in_range(moment: datetime, field: str) -> datetime:
+    """A timestamp from outside (a caller, an import, an event) must lie between EARLIEST and LATEST."""
+    if not EARLIEST <= moment <= LATEST:
+        raise ValidationError(f"{field}: {moment.isoformat()} is outside the supported range "
+                              f"{EARLIEST.date().isoformat()} to {LATEST.date().isoformat()} (UTC)", field=field)
+    return moment
+
+
+def stored_offset(text: str | None) -> timedelta:
+    """A store's clock offset: never negative and never past MAX_DURATION, whatever the meta value says."""
+    try:
+        seconds = float(text or 0)
+    except ValueError:
+        seconds = 0.0
+    if not math.isfinite(seconds):
+        seconds = 0.0 if math.isnan(seconds) or seconds < 0 else MAX_DURATION.total_seconds()
+    return timedelta(seconds=min(max(seconds, 0.0), MAX_DURATION.total_seconds()))
 
 
 def parse_duration(value: str, field: str = "duration") -> timedelta:

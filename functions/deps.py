@@ -22,9 +22,11 @@ def service_of(request: Request) -> Service:
     return request.app.state.service
 
 
-def tenant_of(request: Request,
-              credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(api_key_scheme)]) -> str:
-    """The tenant named by the API key. The same answer for a missing key and a wrong one."""
+async def tenant_of(request: Request,
+                    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(api_key_scheme)]) -> str:
+    """The tenant named by the API key. The same answer for a missing key and a wrong one.
+
+    It runs in the request's own context (async), so the credentials it scopes reach the handler."""
     service = service_of(request)
     tenant = service.keys.tenant_for(credentials.credentials if credentials else None)
     if tenant is None:
@@ -33,11 +35,23 @@ def tenant_of(request: Request,
     return tenant
 
 
-def limited_tenant_of(request: Request, tenant: Annotated[str, Depends(tenant_of)]) -> str:
-    """For endpoints that call a model: one token of the tenant's bucket, or 429."""
-    wait = service_of(request).limiter.take(tenant)
+def _spend_token(service: Service, tenant: str) -> None:
+    wait = service.limiter.take(tenant)
     if wait is not None:
         raise RateLimitedError(wait)
+
+
+async def limited_tenant_of(request: Request, tenant: Annotated[str, Depends(tenant_of)]) -> str:
+    """For endpoints that call a model: one token of the tenant's bucket, or 429."""
+    _spend_token(service_of(request), tenant)
+    return tenant
+
+
+async def recall_tenant_of(request: Request, tenant: Annotated[str, Depends(tenant_of)]) -> str:
+    """A recall embeds its query: it spends a token when that is a hosted model's call, and none locally."""
+    service = service_of(request)
+    if service.hosted_embedder:
+        _spend_token(service, tenant)
     return tenant
 
 
@@ -68,4 +82,5 @@ def shape(outcome: WriteOutcome, response: Response) -> object:
 ServiceDep = Annotated[Service, Depends(service_of)]
 TenantDep = Annotated[str, Depends(tenant_of)]
 LimitedTenantDep = Annotated[str, Depends(limited_tenant_of)]
+RecallTenantDep = Annotated[str, Depends(recall_tenant_of)]
 ReplayDep = Annotated[ReplayKey | None, Depends(replay_key_of)]

@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engram_core.errors import (
     BusyError, ConfigurationError, EmbeddingMismatchError, EngramError, NotFoundError, ProviderError,
-    SchemaTooNewError, StoreError, ValidationError,
+    SchemaTooNewError, StoreError, UnreadableRecordError, ValidationError,
 )
 
 log = logging.getLogger("engram.http")
@@ -58,6 +58,7 @@ _STATUS: tuple[tuple[type[EngramError], int], ...] = (
     (NotFoundError, 404),
     (EmbeddingMismatchError, 409),
     (SchemaTooNewError, 409),
+    (UnreadableRecordError, 409),  # a damaged row: retrying cannot help; forget or purge it
     (ConfigurationError, 500),
     (BusyError, 503),  # the snapshot commit lost the race too many times: nothing written, retry
     (StoreError, 503),

@@ -1,4 +1,9 @@
-"""The timer's fan-out: one asynchronous sleep job per due tenant, bounded per run, idempotent per trigger time."""
+"""The timer's fan-out: one asynchronous sleep job per due tenant, bounded per run, idempotent per trigger time.
+
+Whom to dispatch comes from the due index (a listing that stops at the trigger's hour), never from
+reading the tenants' stores; a create-only claim per (trigger, tenant) makes a retried timer event
+dispatch nothing twice.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +13,14 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from enum import Enum
 from typing import TYPE_CHECKING, Protocol
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from engram_core.due_index import DueEntry, DueIndex
 from engram_core.errors import ConfigurationError, EngramError
 from engram_core.timeutil import to_storage
-from functions import schedule
 
 if TYPE_CHECKING:
     from functions.service import Service
@@ -58,8 +64,15 @@ def signature_valid(admin_key: str | None, job: SleepJob) -> bool:
     return hmac.compare_digest(job_signature(admin_key, job.tenant, job.trigger_time), job.signature)
 
 
+class Handed(str, Enum):
+    """What the invoker did with a job."""
+
+    QUEUED = "queued"
+    ALREADY_QUEUED = "already_queued"  # FC answered 409 for the task id: its dedup, the job is queued
+
+
 class Invoker(Protocol):
-    def invoke_async(self, job: SleepJob) -> None:
+    def invoke_async(self, job: SleepJob) -> Handed:
         """Hand the job over for asynchronous execution; raises DispatchError when it cannot."""
         ...
 
@@ -73,48 +86,55 @@ class FanoutReport:
     dispatched: list[str] = field(default_factory=list)
     already_dispatched: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
-    not_due: int = 0
     truncated: bool = False
 
     def view(self) -> dict:
         return {"trigger_time": self.trigger_time.isoformat(), "dispatched": self.dispatched,
-                "already_dispatched": self.already_dispatched, "failed": self.failed,
-                "not_due": self.not_due, "truncated": self.truncated}
+                "already_dispatched": self.already_dispatched, "failed": self.failed, "truncated": self.truncated}
 
 
-def _dispatch_one(service: Service, invoker: Invoker, tenant: str, trigger: datetime, period: timedelta,
-                  report: FanoutReport, admin_key: str) -> None:
-    claimed = service.stores.run(tenant, lambda e: schedule.claim(e, trigger, period), write=True)
-    if not claimed.won:  # another instance handling the same event got there first
+@dataclass(frozen=True)
+class _Run:
+    invoker: Invoker
+    index: DueIndex
+    trigger: datetime
+    period: timedelta
+    signing_key: str
+
+
+def _dispatch_one(run: _Run, tenant: str, entries: list[DueEntry], report: FanoutReport) -> None:
+    if not run.index.claim(tenant, run.trigger):  # another handler of the same event got there first
         report.already_dispatched.append(tenant)
-        return
-    try:
-        invoker.invoke_async(signed_job(admin_key, tenant, trigger))
-    except DispatchError as exc:
-        log.warning("dispatch to %s failed: %s", tenant, exc.message)
-        service.stores.run(tenant, lambda e: schedule.release(e, trigger, claimed.previous), write=True)
-        report.failed.append(tenant)
-        return
-    report.dispatched.append(tenant)
+    else:
+        try:
+            handed = run.invoker.invoke_async(signed_job(run.signing_key, tenant, run.trigger))
+        except DispatchError as exc:
+            log.warning("dispatch to %s failed: %s", tenant, exc.message)
+            run.index.release(tenant, run.trigger)
+            report.failed.append(tenant)
+            return
+        (report.dispatched if handed is Handed.QUEUED else report.already_dispatched).append(tenant)
+    run.index.move(tenant, entries, run.trigger + run.period)  # idempotent: a retry finishes a cut-short move
+
+
+def signing_key(service: Service) -> str:
+    key = service.keys.signing_key
+    if key is None:
+        raise ConfigurationError("the fan-out signs its jobs with the admin key: set ENGRAM_ADMIN_KEY_FILE "
+                                 "(or ENGRAM_ADMIN_KEY)", field="admin_key")
+    return key
 
 
 def fan_out(service: Service, trigger: datetime, headers: Mapping[str, str]) -> FanoutReport:
-    """Dispatch a sleep job to each due tenant, at most ``fanout_max_per_run`` of them."""
-    if service.settings.admin_key is None:
-        raise ConfigurationError("the fan-out signs its jobs with ENGRAM_ADMIN_KEY; set it", field="admin_key")
-    admin_key = service.settings.admin_key.get_secret_value()
+    """Dispatch a sleep job to each tenant the due index names, at most ``fanout_max_per_run`` of them."""
+    key = signing_key(service)
     invoker = service.invoker(headers)  # built before any claim: a configuration error leaves no tenant claimed
-    period = timedelta(hours=service.settings.sleep_period_hours)
-    report = FanoutReport(trigger)
-    for tenant in service.stores.tenants():
-        state = service.read(tenant, lambda e: schedule.state_of(e, trigger, period))
-        if state is schedule.TenantState.ALREADY_DISPATCHED:
-            report.already_dispatched.append(tenant)
-        elif state is schedule.TenantState.NOT_DUE:
-            report.not_due += 1
-        elif len(report.dispatched) >= service.settings.fanout_max_per_run:
-            report.truncated = True
-            break
-        else:
-            _dispatch_one(service, invoker, tenant, trigger, period, report, admin_key)
+    index = service.stores.due_index()
+    if not index.built():  # once, for stores that predate the index
+        index.build(service.stores.tenants(), trigger)
+    run = _Run(invoker, index, trigger, timedelta(hours=service.settings.sleep_period_hours), key)
+    due = index.due(trigger, service.settings.fanout_max_per_run)
+    report = FanoutReport(trigger, truncated=due.truncated)
+    for tenant, entries in due.entries.items():
+        _dispatch_one(run, tenant, entries, report)
     return report

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 from engram_core.errors import ConfigurationError
-from functions.fanout import DispatchError, SleepJob
+from functions.fanout import DispatchError, Handed, SleepJob
 from functions.settings import ServiceSettings
 
 log = logging.getLogger("engram.fanout")
@@ -37,6 +37,15 @@ def fc_credentials(settings: ServiceSettings, headers: Mapping[str, str]) -> tup
     return settings.access_key_id.get_secret_value(), settings.access_key_secret.get_secret_value(), token
 
 
+def _http_status(exc: Exception) -> int | None:
+    """The HTTP status of an SDK error, wherever this SDK version keeps it."""
+    status = getattr(exc, "status_code", None) or getattr(exc, "statusCode", None)
+    data = getattr(exc, "data", None)
+    if status is None and isinstance(data, dict):
+        status = data.get("statusCode")
+    return int(status) if status is not None else None
+
+
 def job_body(job: SleepJob) -> bytes:
     return job.model_dump_json().encode("utf-8")
 
@@ -55,7 +64,7 @@ class FcInvoker:
         self._client = Client(config)
         self._function = settings.sleep_function()
 
-    def invoke_async(self, job: SleepJob) -> None:
+    def invoke_async(self, job: SleepJob) -> Handed:
         from alibabacloud_fc20230330 import models
         from darabonba.exceptions import DaraException, RetryError, UnretryableException
         from darabonba.runtime import RuntimeOptions
@@ -64,8 +73,15 @@ class FcInvoker:
         request = models.InvokeFunctionRequest(body=job_body(job))
         try:
             self._client.invoke_function_with_options(self._function, request, headers, RuntimeOptions())
-        except (DaraException, UnretryableException, RetryError, OSError) as exc:
+        except DaraException as exc:
+            if _http_status(exc) == 409:  # FC's task deduplication: this task id is already queued
+                log.info("sleep job for %s was already queued (task %s)", job.tenant, headers.x_fc_async_task_id)
+                return Handed.ALREADY_QUEUED
+            raise DispatchError(f"InvokeFunction {self._function} failed: HTTP {_http_status(exc)} "
+                                f"{getattr(exc, 'code', '') or type(exc).__name__}") from exc
+        except (UnretryableException, RetryError, OSError) as exc:
             raise DispatchError(f"InvokeFunction {self._function} failed: {type(exc).__name__}") from exc
+        return Handed.QUEUED
 
     def close(self) -> None:
         pass
@@ -78,11 +94,12 @@ class LocalInvoker:
         self._url = base_url.rstrip("/") + "/invoke"
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engram-jobs")
 
-    def invoke_async(self, job: SleepJob) -> None:
+    def invoke_async(self, job: SleepJob) -> Handed:
         try:
             self._pool.submit(self._post, job)
         except RuntimeError as exc:  # the pool is shut down: the server is stopping
             raise DispatchError("the local job queue is closed") from exc
+        return Handed.QUEUED
 
     def _post(self, job: SleepJob) -> None:
         headers = {"Content-Type": "application/octet-stream", "x-fc-invocation-type": "Async"}

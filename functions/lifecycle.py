@@ -1,15 +1,41 @@
-"""Health and Function Compute's lifecycle hooks: cheap, and nothing lost on the way out."""
+"""Health and Function Compute's lifecycle hooks: cheap, and nothing lost on the way out.
+
+The hooks are not a public switch. Off Function Compute they need the admin
+credential. On Function Compute (``ENGRAM_PLATFORM=fc``) the platform calls
+them with no credential of ours, and its HTTP triggers may pass the same paths
+through from clients, so there they are open and made safe to call at any
+time: ``/pre-stop`` waits for the requests in flight, closes only what is idle
+and loses nothing; everything reopens on the next request.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Depends
+from fastapi.security import HTTPAuthorizationCredentials
 
 from engram_core import __version__
-from functions.deps import ServiceDep
-from functions.openapi import PUBLIC_ERRORS
+from functions.deps import ServiceDep, admin_key_scheme
+from functions.errors import AuthError
+from functions.openapi import PUBLIC_ERRORS, errors
 from functions.schemas import HealthOut, LifecycleOut
+from functions.settings import Platform
 
 router = APIRouter(tags=["lifecycle"])
+HOOK_ERRORS = errors(401, 413)
+
+
+def platform_or_admin(service: ServiceDep,
+                      credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(admin_key_scheme)]) -> None:
+    """On Function Compute the platform calls the hooks; anywhere else only the admin credential may."""
+    if service.settings.platform is Platform.FC:
+        return
+    if not service.keys.is_admin(credentials.credentials if credentials else None):
+        raise AuthError("missing or invalid admin credential")
+
+
+HookCaller = Depends(platform_or_admin)
 
 
 @router.get("/healthz", response_model=HealthOut, responses=PUBLIC_ERRORS)
@@ -18,7 +44,7 @@ def healthz(service: ServiceDep) -> dict:
     return {"status": "ok", "function": service.settings.function.value, "version": __version__}
 
 
-@router.post("/initialize", response_model=LifecycleOut, responses=PUBLIC_ERRORS)
+@router.post("/initialize", response_model=LifecycleOut, responses=HOOK_ERRORS, dependencies=[HookCaller])
 def initialize(service: ServiceDep) -> dict:
     """FC's initializer: load the local embedder once, so the first real request does not pay for it."""
     from engram_core.adapters.minilm import MiniLMEmbedder
@@ -30,8 +56,8 @@ def initialize(service: ServiceDep) -> dict:
     return {"status": "ok", "detail": f"embedder {embedder.model_id} ready"}
 
 
-@router.get("/pre-stop", response_model=LifecycleOut, responses=PUBLIC_ERRORS)
+@router.get("/pre-stop", response_model=LifecycleOut, responses=HOOK_ERRORS, dependencies=[HookCaller])
 def pre_stop(service: ServiceDep) -> dict:
-    """FC's pre-stop hook: finish queued jobs and close every warm store before the instance goes."""
+    """FC's pre-stop hook: finish queued jobs, then close each warm store once its requests are done."""
     service.flush()
     return {"status": "ok", "detail": "jobs finished, stores closed"}

@@ -13,8 +13,8 @@ from fastapi.concurrency import run_in_threadpool
 
 from engram_core.errors import ValidationError
 from engram_core.views import belief_view, event_view, recall_view, write_view
-from functions.deps import ReplayDep, ServiceDep, TenantDep, shape
-from functions.openapi import READ_ERRORS, WRITE_ERRORS
+from functions.deps import LimitedTenantDep, RecallTenantDep, ReplayDep, ServiceDep, TenantDep, shape
+from functions.openapi import LIMITED_READ_ERRORS, LIMITED_WRITE_ERRORS, READ_ERRORS, WRITE_ERRORS
 from functions.schemas import (
     BeliefsOut, EventsOut, ForgetOut, ImportOut, MemoryDetail, MemoryPage, RecallOut, RecallRequest,
     RememberRequest, StatsOut, WriteOut,
@@ -46,8 +46,8 @@ def get_memory(memory_id: str, tenant: TenantDep, service: ServiceDep) -> dict:
     return service.read(tenant, lambda e: memory_detail_view(e, memory_id))
 
 
-@router.post("/memories", status_code=201, response_model=WriteOut, responses=WRITE_ERRORS)
-def remember(body: RememberRequest, response: Response, tenant: TenantDep, replay: ReplayDep,
+@router.post("/memories", status_code=201, response_model=WriteOut, responses=LIMITED_WRITE_ERRORS)
+def remember(body: RememberRequest, response: Response, tenant: LimitedTenantDep, replay: ReplayDep,
              service: ServiceDep) -> object:
     """Remember explicitly; a caller-set importance bypasses the importance gate."""
 
@@ -58,8 +58,8 @@ def remember(body: RememberRequest, response: Response, tenant: TenantDep, repla
     return shape(service.write(tenant, write, replay), response)
 
 
-@router.post("/recall", response_model=RecallOut, responses=READ_ERRORS)
-def recall(body: RecallRequest, tenant: TenantDep, service: ServiceDep) -> dict:
+@router.post("/recall", response_model=RecallOut, responses=LIMITED_READ_ERRORS)
+def recall(body: RecallRequest, tenant: RecallTenantDep, service: ServiceDep) -> dict:
     """Recall only: the packed block and the items with their scores. Writes nothing."""
     return service.read(tenant, lambda e: recall_view(
         e.recall(body.query, body.budget_tokens, as_of=body.as_of, reinforce=False)))

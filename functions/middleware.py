@@ -7,6 +7,9 @@ import time
 import uuid
 from contextvars import ContextVar
 
+from starlette.exceptions import HTTPException
+
+from engram_core.tenancy_snapshots import reset_request_credentials, scope_request_credentials
 from functions.errors import BodyTooLargeError, error_response
 
 request_id_var: ContextVar[str] = ContextVar("request_id", default="-")
@@ -33,7 +36,7 @@ def configure_logging(level: str) -> None:
         logger.propagate = False
 
 
-def _header(scope: dict, name: bytes) -> str | None:
+def header_value(scope: dict, name: bytes) -> str | None:
     for key, value in scope.get("headers", ()):
         if key == name:
             return value.decode("latin-1")
@@ -41,7 +44,11 @@ def _header(scope: dict, name: bytes) -> str | None:
 
 
 class RequestContext:
-    """Sets the request id, echoes it as x-request-id, and logs one line per request."""
+    """Sets the request id, echoes it as x-request-id, and logs one line per request.
+
+    It wraps the whole app, Starlette's error middleware included: a 500 carries its id too, and once
+    that 500 is sent (its traceback logged by the error handler) the error goes no further, so the
+    server does not log it a second time."""
 
     def __init__(self, app) -> None:  # noqa: ANN001 - ASGI app
         self.app = app
@@ -50,8 +57,9 @@ class RequestContext:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = _header(scope, b"x-fc-request-id") or uuid.uuid4().hex
+        request_id = header_value(scope, b"x-fc-request-id") or uuid.uuid4().hex
         token = request_id_var.set(request_id)
+        credentials = scope_request_credentials(None)  # none until authentication scopes the request's own
         started, status = time.perf_counter(), [0]
 
         async def send_with_id(message: dict) -> None:
@@ -62,9 +70,13 @@ class RequestContext:
 
         try:
             await self.app(scope, receive, send_with_id)
+        except Exception:
+            if not status[0]:
+                raise  # nothing was answered: let the server close the connection
         finally:
             log.info("%s %s %s %.1fms", scope["method"], scope["path"], status[0],
                      (time.perf_counter() - started) * 1000)
+            reset_request_credentials(credentials)
             request_id_var.reset(token)
 
 
@@ -79,7 +91,7 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = _header(scope, b"content-length")
+        declared = header_value(scope, b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
             too_large = f"request body is larger than {self.max_bytes} bytes"
             response = error_response(413, BodyTooLargeError.code, too_large)
@@ -90,8 +102,8 @@ class BodyLimit:
         async def counting_receive() -> dict:
             message = await receive()
             seen[0] += len(message.get("body", b""))
-            if seen[0] > self.max_bytes:
-                raise BodyTooLargeError(f"request body is larger than {self.max_bytes} bytes")
+            if seen[0] > self.max_bytes:  # an HTTPException: FastAPI's body parser passes it on as it is
+                raise HTTPException(413, f"request body is larger than {self.max_bytes} bytes")
             return message
 
         await self.app(scope, counting_receive, send)

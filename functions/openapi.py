@@ -11,8 +11,8 @@ _DESCRIPTIONS = {
     400: "The body cannot be parsed (not JSON, not UTF-8).",
     401: "Missing or invalid credential.",
     404: "No such id in this tenant.",
-    409: "Conflict: the stored vectors come from another embedder, or a retried Idempotency-Key's first "
-         "result was too large to keep (nothing was redone).",
+    409: "Conflict: the stored vectors come from another embedder, a stored row cannot be read (forget or "
+         "purge it), or a retried Idempotency-Key's first result was too large to keep (nothing was redone).",
     413: "The request body is too large.",
     422: "Invalid input; `field` names the culprit.",
     429: "Rate limited; see Retry-After.",
@@ -25,6 +25,7 @@ def errors(*statuses: int) -> dict[int | str, dict]:
 
 
 READ_ERRORS = errors(400, 401, 404, 409, 413, 422, 503)
+LIMITED_READ_ERRORS = errors(400, 401, 404, 409, 413, 422, 429, 503)
 WRITE_ERRORS = errors(400, 401, 404, 409, 413, 422, 503)
 LIMITED_WRITE_ERRORS = errors(400, 401, 404, 409, 413, 422, 429, 503)
 PUBLIC_ERRORS = errors(413)
@@ -42,13 +43,20 @@ def _error_schema_for_422(document: dict) -> None:
     schemas.pop("ValidationError", None)
 
 
-def install_openapi(app: FastAPI) -> None:
+def build_document(app: FastAPI, routes: list) -> dict:
+    document = get_openapi(title=app.title, version=app.version, description=app.description, routes=routes,
+                           openapi_version="3.1.0", servers=[{"url": "/", "description": "this origin"}])
+    _error_schema_for_422(document)
+    return document
+
+
+def install_openapi(app: FastAPI, routers: tuple = ()) -> None:
+    """``/openapi.json`` describes ``routers`` (the whole origin), or this app's own routes without them."""
+
     def build() -> dict:
         if app.openapi_schema is None:
-            document = get_openapi(title=app.title, version=app.version, description=app.description,
-                                   routes=app.routes, openapi_version="3.1.0")
-            _error_schema_for_422(document)
-            app.openapi_schema = document
+            routes = [route for router in routers for route in router.routes] if routers else app.routes
+            app.openapi_schema = build_document(app, routes)
         return app.openapi_schema
 
     app.openapi = build

@@ -236,7 +236,9 @@ class LifecycleOut(BaseModel):
 class SleepJobOut(BaseModel):
     tenant: str
     trigger_time: str
-    skipped: bool = Field(description="True when this tenant already slept for this trigger time.")
+    skipped: bool = Field(description="True when this tenant already slept for this trigger time, or is not due.")
+    reason: str | None = Field(None, description="Why it was skipped: done (this trigger's job ran) or not_due.")
+    next_due: str | None = Field(None, description="With not_due: when the tenant is due again.")
     gists: int
     events: int
     generations_collected: int | None = Field(None, description="Old snapshot generations deleted afterwards.")
@@ -245,7 +247,7 @@ class SleepJobOut(BaseModel):
 class FanoutOut(BaseModel):
     trigger_time: str
     dispatched: list[str]
-    already_dispatched: list[str]
-    not_due: int
-    truncated: bool
+    already_dispatched: list[str] = Field(description="Dispatched by an earlier delivery of the same event.")
+    truncated: bool = Field(description="More tenants were due than ENGRAM_FANOUT_MAX_PER_RUN: the next event "
+                                        "(or a retry) takes them.")
     failed: list[str]

@@ -12,8 +12,9 @@ from engram_core.adapters.clock import SystemClock
 from engram_core.ports import Clock
 from functions import idempotency
 from engram_core.credentials import KeyRing, parse_key_entries
+from functions.keysource import KeySource
 from functions.ratelimit import RateLimiter
-from functions.settings import FanoutMode, ServiceSettings
+from functions.settings import FanoutMode, Platform, ServiceSettings
 
 if TYPE_CHECKING:
     from engram_core.engine import Engine
@@ -42,10 +43,11 @@ class WriteOutcome:
 class Service:
     settings: ServiceSettings
     stores: TenantStores
-    keys: KeyRing
+    keys: KeyRing | KeySource
     limiter: RateLimiter
     clock: Clock = field(default_factory=lambda: SystemClock())
     self_url: str | None = None  # where this server listens, for local jobs
+    hosted_embedder: bool = False  # each recall then calls a model: it is rate limited like the model routes
     _invoker: Invoker | None = field(default=None, repr=False)
     _invoker_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -60,11 +62,16 @@ class Service:
                 self._invoker = LocalInvoker(self.settings.local_url or self.self_url or "http://127.0.0.1:9000")
             return self._invoker
 
+    def platform_headers(self, headers: Mapping[str, str]) -> Mapping[str, str]:
+        """The request's headers where the platform vouches for its x-fc-* ones (FC), else none at all."""
+        return headers if self.settings.platform is Platform.FC else {}
+
     def use_request_credentials(self, headers: Mapping[str, str]) -> None:
-        """Stores that talk to the cloud (snapshot storage) move onto the credentials FC sent with the request."""
-        refresh = getattr(self.stores, "use_request_credentials", None)
-        if refresh is not None:
-            refresh(headers)
+        """On FC, after authentication: this request's storage calls (and only its own) use the STS
+        credentials the platform sent with it. Anywhere else x-fc-* headers are the client's: ignored."""
+        scope = getattr(self.stores, "use_request_credentials", None)
+        if scope is not None and self.settings.platform is Platform.FC:
+            scope(headers)
 
     def flush(self) -> None:
         """Finish queued jobs and close warm stores (pre-stop); both reopen on the next request."""
@@ -108,26 +115,33 @@ def open_engine_for(settings: ServiceSettings) -> Callable[[Path], Engine]:
     return open_tenant_engine
 
 
-def load_key_ring(settings: ServiceSettings, extra_keys: list | None = None) -> KeyRing:
-    """Keys from ENGRAM_API_KEYS and the keys file, plus any given (the dev key of `engram serve`)."""
+def load_key_ring(settings: ServiceSettings, extra_keys: list | None = None) -> KeySource:
+    """Keys from ENGRAM_API_KEYS, plus any given (the dev key of `engram serve`), and the files, kept fresh."""
     keys = list(extra_keys or [])
     if settings.api_keys is not None:
         keys += parse_key_entries(settings.api_keys.get_secret_value(), "ENGRAM_API_KEYS")
-    if settings.api_keys_file:
-        from engram_core.keyfile import read_key_file
+    return KeySource(settings, keys)
 
-        keys += parse_key_entries(read_key_file(settings.api_keys_file), "ENGRAM_API_KEYS_FILE")
-    admin = settings.admin_key.get_secret_value() if settings.admin_key else None
-    return KeyRing(keys, admin)
+
+def check_object_store(settings: ServiceSettings) -> None:
+    """Fail at start-up, not on the first request, when OSS requests could not be signed (V4 needs the region)."""
+    locations = (settings.tenant_root(), settings.api_keys_file or "", settings.admin_key_file or "")
+    if any(location.startswith("oss://") for location in locations):
+        from engram_core.snapshots.settings import load_oss_settings
+
+        load_oss_settings().signing_region()
 
 
 def build_service(settings: ServiceSettings, *, extra_keys: list | None = None,
                   stores: TenantStores | None = None) -> Service:
+    from engram_core.providers import embedder_is_hosted
     from engram_core.tenancy import open_tenant_stores
 
+    check_object_store(settings)
     return Service(
         settings=settings,
         stores=stores or open_tenant_stores(settings.tenant_root(), open_engine_for(settings)),
         keys=load_key_ring(settings, extra_keys),
         limiter=RateLimiter(settings.rate_per_minute, settings.rate_burst),
+        hosted_embedder=embedder_is_hosted(settings.embedder),
     )

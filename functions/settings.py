@@ -25,6 +25,15 @@ class FunctionRole(str, Enum):
     CHAT = "chat"
     MEMORIES = "memories"
     CONSOLIDATE = "consolidate"
+    JOBS = "jobs"  # POST /invoke only: timer events and sleep jobs (on FC: a function with no HTTP trigger)
+
+
+class Platform(str, Enum):
+    """Where the service runs: what the platform vouches for in a request depends on it (clients cannot
+    send x-fc-* headers through FC's HTTP triggers or custom domains)."""
+
+    LOCAL = "local"  # nothing in a request comes from a platform: every x-fc-* header is the client's
+    FC = "fc"  # Function Compute: x-fc-* headers come from the platform, which also calls the lifecycle hooks
 
 
 class FanoutMode(str, Enum):
@@ -39,11 +48,23 @@ class ServiceSettings(BaseSettings):
         None, description="Tenant stores: a directory, or oss://bucket/prefix (default: a per-user data dir).")
     embedder: str | None = Field(
         None, description="minilm, hashing or qwen (default: qwen with a Qwen Cloud key, else minilm).")
-    function: FunctionRole = Field(FunctionRole.ALL, description="Routes to serve: all, chat, memories or consolidate.")
+    function: FunctionRole = Field(
+        FunctionRole.ALL, description="Routes to serve: all, chat, memories, consolidate or jobs (POST /invoke).")
+    platform: Platform = Field(
+        Platform.LOCAL, description="local, or fc on Function Compute: only then are x-fc-* request headers "
+                                    "(STS credentials) used, the lifecycle hooks open without the admin key, "
+                                    "and events on the jobs function trusted as the platform's.")
     api_keys: SecretStr | None = Field(
         None, description='API keys as salted hashes: JSON list of {"tenant", "hash"} (see `engram serve --new-key`).')
     api_keys_file: str | None = Field(None, description="A file (path or oss://bucket/key) with the same JSON list.")
-    admin_key: SecretStr | None = Field(None, description="Credential of the timer and /invoke path (secret).")
+    admin_key: SecretStr | None = Field(
+        None, description="Admin key: /invoke's credential off FC, and the key sleep jobs are signed with (secret).")
+    admin_key_file: str | None = Field(
+        None, description="A file (path or oss://bucket/key) holding the admin key; further lines: older keys "
+                          "still accepted (rotation).")
+    keys_reload_seconds: float = Field(
+        30.0, ge=0, description="The keys file and admin key file are re-read at most this often (0: every request).")
+
     rate_per_minute: float = Field(
         60.0, gt=0, description="Model-calling requests per tenant per minute, per instance.")
     rate_burst: int = Field(20, ge=1, description="Burst size of the per-tenant rate limit.")

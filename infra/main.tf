@@ -1,12 +1,27 @@
 # Cloud resources of the Engram deployment. Terraform owns the bucket, the image
-# registry and the functions' RAM role; ../s.yaml (Serverless Devs) owns the
-# three functions and their triggers, and takes the values of outputs.tf.
+# registry, the functions' RAM role, their log store, the queue failed sleep jobs
+# land in, the alarms and (optionally) the production custom domain; ../s.yaml
+# (Serverless Devs) owns the four functions and their triggers, and takes the
+# values of outputs.tf.
 
 data "alicloud_account" "current" {}
 
 locals {
   tenant_prefix = "${var.prefix}/"
   config_prefix = "${var.prefix}-config/"
+  # The same routes as s.yaml's engram-domain (a test keeps the two equal): one origin for the API and board.
+  domain_routes = [
+    { path = "/chat", function = var.function_names.chat, methods = ["POST"] },
+    { path = "/v1/*", function = var.function_names.chat, methods = ["GET", "POST"] },
+    { path = "/consolidate", function = var.function_names.consolidate, methods = ["POST"] },
+    { path = "/sleep", function = var.function_names.consolidate, methods = ["POST"] },
+    { path = "/dream", function = var.function_names.consolidate, methods = ["POST"] },
+    { path = "/dream/*", function = var.function_names.consolidate, methods = ["POST"] },
+    { path = "/*", function = var.function_names.memories, methods = ["GET", "POST", "DELETE"] },
+  ]
+  # Alarms: HTTP 5xx answers of the three functions on the domain; failed or dropped sleep jobs.
+  http_functions = [var.function_names.chat, var.function_names.memories, var.function_names.consolidate]
+  job_alarms     = ["FunctionFunctionErrors", "FunctionAsyncEventExpiredDropped", "FunctionDestinationErrors"]
 }
 
 # -- OSS: one bucket, private, never versioned --------------------------------------
@@ -43,6 +58,18 @@ resource "alicloud_oss_bucket" "tenants" {
     transitions {
       days          = var.cold_after_days
       storage_class = "IA"
+    }
+  }
+
+  # Dispatch claims of the timer (one empty object per tenant and hour) are only needed while FC
+  # may still retry that hour's timer event.
+  lifecycle_rule {
+    id      = "expire-dispatch-claims"
+    prefix  = "${local.tenant_prefix}_claims/"
+    enabled = true
+
+    expiration {
+      days = 2
     }
   }
 
@@ -86,7 +113,10 @@ resource "alicloud_ram_policy" "functions" {
     config_prefix  = local.config_prefix
     region         = var.region
     account_id     = data.alicloud_account.current.id
-    sleep_function = var.sleep_function_name
+    sleep_function = var.function_names.jobs
+    acr_repository = "${var.acr_namespace}/${var.acr_repository}"
+    failure_queue  = alicloud_message_service_queue.failed_jobs.queue_name
+    log_project    = alicloud_log_project.engram.project_name
   })
 }
 
@@ -94,4 +124,87 @@ resource "alicloud_ram_role_policy_attachment" "functions" {
   role_name   = alicloud_ram_role.functions.role_name
   policy_name = alicloud_ram_policy.functions.policy_name
   policy_type = "Custom"
+}
+
+# -- Logs: one project and store for the four functions (s.yaml's logConfig) -----------------
+resource "alicloud_log_project" "engram" {
+  project_name = var.log_project
+  description  = "Engram functions: request logs and metrics"
+}
+
+resource "alicloud_log_store" "functions" {
+  project_name     = alicloud_log_project.engram.project_name
+  logstore_name    = "functions"
+  retention_period = var.log_retention_days
+  shard_count      = 2
+}
+
+# -- Sleep jobs that fail every attempt, or expire in the queue, land here (async destination) ---
+resource "alicloud_message_service_queue" "failed_jobs" {
+  queue_name               = "engram-failed-jobs"
+  message_retention_period = 604800 # a week to look at them
+}
+
+# -- Alarms (CloudMonitor, FC's acs_fc metrics), when a contact group is given -----------------
+resource "alicloud_cms_alarm" "http_5xx" {
+  for_each          = var.alarm_contact_group == "" ? toset([]) : toset(local.http_functions)
+  name              = "${each.value}-http-5xx"
+  project           = "acs_fc"
+  metric            = "FunctionHTTPStatus5xx"
+  metric_dimensions = jsonencode([{ region = var.region, serviceName = "", functionName = each.value }])
+  period            = 60
+  contact_groups    = [var.alarm_contact_group]
+
+  escalations_critical {
+    statistics          = "Sum"
+    comparison_operator = ">="
+    threshold           = "5"
+    times               = 1
+  }
+}
+
+resource "alicloud_cms_alarm" "sleep_jobs" {
+  for_each          = var.alarm_contact_group == "" ? toset([]) : toset(local.job_alarms)
+  name              = "${var.function_names.jobs}-${each.value}"
+  project           = "acs_fc"
+  metric            = each.value
+  metric_dimensions = jsonencode([{ region = var.region, serviceName = "", functionName = var.function_names.jobs }])
+  period            = 60
+  contact_groups    = [var.alarm_contact_group]
+
+  escalations_critical {
+    statistics          = "Sum"
+    comparison_operator = ">="
+    threshold           = "1"
+    times               = 1
+  }
+}
+
+# -- The production origin: your own (ICP-filed) domain, when var.custom_domain is set ------------
+# s.yaml declares the same routes on an `auto` test domain; manage a given domain name with one tool only.
+resource "alicloud_fcv3_custom_domain" "engram" {
+  count              = var.custom_domain == "" ? 0 : 1
+  custom_domain_name = var.custom_domain
+  protocol           = var.domain_certificate == "" ? "HTTP" : "HTTP,HTTPS"
+
+  route_config {
+    dynamic "routes" {
+      for_each = local.domain_routes
+      content {
+        path          = routes.value.path
+        function_name = routes.value.function
+        methods       = routes.value.methods
+        qualifier     = "LATEST"
+      }
+    }
+  }
+
+  dynamic "cert_config" {
+    for_each = var.domain_certificate == "" ? [] : [1]
+    content {
+      cert_name   = "engram-${replace(var.custom_domain, ".", "-")}"
+      certificate = var.domain_certificate
+      private_key = var.domain_private_key
+    }
+  }
 }

@@ -39,8 +39,55 @@ variable "role_name" {
   default     = "engram-functions"
 }
 
-variable "sleep_function_name" {
-  description = "The function the timer's fan-out invokes asynchronously (s.yaml's engram-consolidate)."
+variable "function_names" {
+  description = "The functions s.yaml creates; jobs is the one the timer's fan-out invokes asynchronously."
+  type = object({
+    chat        = string
+    memories    = string
+    consolidate = string
+    jobs        = string
+  })
+  default = {
+    chat        = "engram-chat"
+    memories    = "engram-memories"
+    consolidate = "engram-consolidate"
+    jobs        = "engram-jobs"
+  }
+}
+
+variable "log_project" {
+  description = "SLS project of the functions' logs (globally unique, like the bucket)."
   type        = string
-  default     = "engram-consolidate"
+}
+
+variable "log_retention_days" {
+  description = "How long function logs are kept."
+  type        = number
+  default     = 30
+}
+
+variable "alarm_contact_group" {
+  description = "CloudMonitor contact group alarms go to (create it in the console); empty: no alarms."
+  type        = string
+  default     = ""
+}
+
+variable "custom_domain" {
+  description = "Your own ICP-filed domain for the API and the board (CNAME to FC first); empty: none."
+  type        = string
+  default     = ""
+}
+
+variable "domain_certificate" {
+  description = "PEM certificate chain for HTTPS on custom_domain; empty: HTTP only."
+  type        = string
+  default     = ""
+  sensitive   = true
+}
+
+variable "domain_private_key" {
+  description = "PEM private key of domain_certificate."
+  type        = string
+  default     = ""
+  sensitive   = true
 }

@@ -4,7 +4,8 @@ terraform {
   required_providers {
     alicloud = {
       source  = "aliyun/alicloud"
-      version = ">= 1.230.0"
+      # role_name and assume_role_policy_document of alicloud_ram_role exist from 1.252.0 on
+      version = ">= 1.252.0"
     }
   }
 }

@@ -79,7 +79,7 @@ def wait_healthy(url: str, process: subprocess.Popen, log_path: Path) -> float:
         try:
             if requests.get(url + "/healthz", timeout=1).status_code == 200:
                 return time.perf_counter() - started
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):  # not listening yet, or still busy starting
             time.sleep(0.05)
     raise RuntimeError(f"server did not become healthy:\n{log_path.read_text()}")
 

@@ -2,7 +2,8 @@
 
 - ``moto_server()``: moto's S3 server in its own process (the real thing the OSS adapter talks to);
 - ``OssLikeServer``: a small in-process server that answers like Alibaba Cloud OSS where OSS and S3
-  differ (``x-oss-forbid-overwrite`` -> 409 FileAlreadyExists, ``x-oss-meta-*``, OSS listing XML);
+  differ (``x-oss-forbid-overwrite`` -> 409 FileAlreadyExists, ``x-oss-meta-*``, OSS listing XML), and
+  refuses any request not signed with OSS signature V4 (403), as OSS does for new buckets;
 - ``FaultProxy``: forwards to another server, and on request fails or stalls uploads.
 """
 
@@ -18,7 +19,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 from xml.sax.saxutils import escape
 
-from engram_core.bench.processes import free_port, moto_server  # noqa: F401 - moto_server is re-exported
+from engram_core.bench.oss_front import V4_SCOPE
+from engram_core.bench.processes import free_port, moto_front, moto_server  # noqa: F401 - re-exported
 
 
 
@@ -78,9 +80,18 @@ class _OssHandler(BaseHTTPRequestHandler):
         if not head:
             self.wfile.write(body)
 
+    def _v1_refused(self, body: bytes = b"") -> bool:
+        if V4_SCOPE.match(self.headers.get("Authorization") or ""):
+            return False
+        self._reply(403, b"" if self.command == "HEAD" else _oss_error("AccessDenied", "sign with V4"),
+                    {"Content-Type": "application/xml"}, head=self.command == "HEAD")
+        return True
+
     def do_PUT(self) -> None:  # noqa: N802 - http.server's naming
         bucket, key, _ = self._target()
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self._v1_refused():
+            return None
         if not key:
             self.owner.buckets.add(bucket)
             return self._reply(200)
@@ -94,6 +105,8 @@ class _OssHandler(BaseHTTPRequestHandler):
         self._reply(200, headers={"ETag": f'"{hashlib.md5(body).hexdigest().upper()}"'})  # noqa: S324 - an ETag
 
     def _object(self, head: bool) -> None:
+        if self._v1_refused():
+            return None
         bucket, key, query = self._target()
         if not key:
             return self._list(bucket, query)
@@ -119,6 +132,8 @@ class _OssHandler(BaseHTTPRequestHandler):
         self._object(head=True)
 
     def do_DELETE(self) -> None:  # noqa: N802
+        if self._v1_refused():
+            return None
         bucket, key, _ = self._target()
         with self.owner.lock:
             self.owner.objects.pop((bucket, key), None)

@@ -32,6 +32,7 @@ class Reply:
     report_reasoning_tokens: bool = True
     vectors: list[list[float]] | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    tool_calls: list[dict] | None = None  # OpenAI's tool_calls, sent as the answer instead of (or with) content
 
 
 @dataclass(frozen=True)
@@ -80,12 +81,15 @@ def _message(reply: Reply) -> dict:
     message = {"role": "assistant", "content": reply.content}
     if reply.reasoning is not None:
         message["reasoning_content"] = reply.reasoning
+    if reply.tool_calls is not None:
+        message["tool_calls"] = reply.tool_calls
     return message
 
 
 def completion_body(request: Recorded, reply: Reply) -> dict:
+    finish = "tool_calls" if reply.tool_calls else "stop"
     return {"id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()), "model": request.model,
-            "choices": [{"index": 0, "message": _message(reply), "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": _message(reply), "finish_reason": finish}],
             "usage": _chat_usage(request, reply)}
 
 
@@ -95,6 +99,7 @@ def stream_chunks(request: Recorded, reply: Reply) -> list[dict]:
             "model": request.model}
     deltas = [{"reasoning_content": piece + " "} for piece in (reply.reasoning or "").split()]
     deltas += [{"content": piece} for piece in _pieces(reply.content or "")]
+    deltas += [{"tool_calls": [{**call, "index": i}]} for i, call in enumerate(reply.tool_calls or [])]
     chunks = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
     if request.body.get("stream_options", {}).get("include_usage"):
         chunks.append({**base, "choices": [], "usage": _chat_usage(request, reply)})

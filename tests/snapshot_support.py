@@ -6,11 +6,11 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import oss2
 import pytest
 from object_servers import OssLikeServer, moto_server
 
 from engram_core.adapters.clock import SystemClock
+from engram_core.bench.oss_front import LOOPBACK_REGION, create_bucket
 from engram_core.adapters.hashing import HashingEmbedder
 from engram_core.adapters.offline_llm import OfflineLLM
 from engram_core.adapters.sqlite_store import SqliteStore
@@ -38,12 +38,12 @@ def hashing_engine(path: Path) -> Engine:
 
 def oss_settings(endpoint: str, dialect: str = "s3") -> OssSettings:
     return OssSettings(endpoint=endpoint, access_key_id=KEY_ID, access_key_secret=KEY_SECRET,
-                       dialect=dialect, connect_timeout=5)
+                       dialect=dialect, region=LOOPBACK_REGION, connect_timeout=5)
 
 
 def new_bucket(endpoint: str, dialect: str = "s3") -> str:
     name = f"engram-{uuid.uuid4().hex[:16]}"
-    oss2.Bucket(oss2.Auth(KEY_ID, KEY_SECRET), endpoint, name).create_bucket()
+    create_bucket(endpoint, name, KEY_ID, KEY_SECRET)
     return name
 
 

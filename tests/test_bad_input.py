@@ -13,7 +13,8 @@ from fakes import ScriptedLLM, assessment
 CASES = [
     ("observe", lambda e: e.observe(""), "text"),
     ("observe", lambda e: e.observe("   \n "), "text"),
-    ("observe", lambda e: e.observe("x" * (32 * 1024 + 1)), "text"),
+    ("observe", lambda e: e.observe("x" * (8 * 1024 * 1024 + 1)), "text"),  # longer messages are stored in parts
+    ("remember", lambda e: e.remember("x" * (32 * 1024 + 1)), "text"),
     ("observe", lambda e: e.observe(42), "text"),
     ("observe", lambda e: e.observe("hi", role="robot"), "role"),
     ("observe", lambda e: e.observe("hi", occurred_at="last tuesday"), "occurred_at"),
@@ -56,9 +57,11 @@ def test_unknown_ids_are_not_found(clock, call) -> None:  # noqa: ANN001
 
 
 def test_text_limit_is_configurable(clock) -> None:  # noqa: ANN001
-    engine = make_engine(clock, ScriptedLLM(), config=EngineConfig(max_text_bytes=100))
+    engine = make_engine(clock, ScriptedLLM(), config=EngineConfig(max_text_bytes=100, max_message_bytes=200))
     with pytest.raises(ValidationError, match="limit is 100"):
-        engine.observe("y" * 101)
+        engine.remember("y" * 101)
+    with pytest.raises(ValidationError, match="limit is 200"):
+        engine.observe("y" * 201)
 
 
 def test_clock_only_moves_forward(clock) -> None:  # noqa: ANN001

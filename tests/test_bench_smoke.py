@@ -29,7 +29,7 @@ from engram_core.model import EventKind, MemoryKind
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
-SYSTEMS = ["B0 no memory", "B1 full history", "B2 top-k cosine", "B2L top-k BM25", ENGRAM, ENGRAM_NO_FORGETTING]
+SYSTEMS = ["B0 no memory", "B1 full history", "B2 top-k cosine", "B2L top-k BM25", "B2H top-k hybrid (RRF)", ENGRAM, ENGRAM_NO_FORGETTING]
 AT = datetime(2025, 3, 1, 10, tzinfo=timezone.utc)
 
 
@@ -243,3 +243,14 @@ def test_budgets_must_be_positive_numbers() -> None:
     assert parse_budgets("512,256,512") == (256, 512)
     with pytest.raises(ValidationError):
         parse_budgets("0,5")
+
+
+def test_fanout_smoke_an_idle_hour_costs_two_requests_and_a_busy_one_grows_with_the_due(tmp_path: Path) -> None:
+    report = tmp_path / "f.json"
+    ok(bench("fanout", "--tenants", "150", "--due", "0.02", "--json", str(report)))
+    rows = {row["hour"]: row for row in json.loads(report.read_text())["results"]["rows"]}
+    idle, busy = rows["idle"], rows["2% due"]
+    assert idle["OSS requests"] == 2 and idle["dispatched"] == 0 and idle["InvokeFunction"] == 0  # HEAD + LIST
+    assert busy["dispatched"] == busy["due"] == 3 and busy["InvokeFunction"] == 3
+    assert busy["OSS requests"] == 2 + 3 * 3  # per due tenant: claim, next entry, old entry removed
+    one_line_error(bench("fanout", "--tenants", "0"), "tenant counts must be positive")

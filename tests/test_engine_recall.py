@@ -205,3 +205,72 @@ def test_the_belief_a_question_names_leads_the_block(clock, budget: int) -> None
     result = engine.recall("What is my job?", budget, reinforce=False)
     assert "teacher" in result.items[0].line
     assert result.tokens_used <= budget
+
+
+def test_a_stop_word_alone_earns_no_lexical_credit(clock) -> None:  # noqa: ANN001
+    """"Book a team dinner" shares only "a" with the small talk: that is no lexical match at all."""
+    engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.6)))
+    engine.observe("What a lovely day, haha.")
+    engine.observe("I'm allergic to shellfish, so no prawns for me.")
+    result = engine.recall("Book a team dinner for Friday", 1000, reinforce=False)
+    lexical = {item.text: item.score.lexical for item in result.items}
+    assert lexical["What a lovely day, haha."] == 0.0
+
+
+def test_content_words_still_match_lexically(clock) -> None:  # noqa: ANN001
+    engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.6)))
+    engine.observe("What a lovely day, haha.")
+    engine.observe("I'm allergic to shellfish, so no prawns for me.")
+    result = engine.recall("Is there any shellfish in the dinner?", 1000, reinforce=False)
+    lexical = {item.text: item.score.lexical for item in result.items}
+    assert lexical["I'm allergic to shellfish, so no prawns for me."] == 1.0
+    assert lexical["What a lovely day, haha."] == 0.0
+
+
+def test_faded_memories_that_match_fill_room_left_unused(clock) -> None:  # noqa: ANN001
+    """The answer faded and matches too weakly to wake: it still fills room the block would leave empty,
+    after everything else, and filling is not using (it is not reinforced: it stays decayed)."""
+    config = EngineConfig(wake_similarity=0.99)  # nothing in this store is a strong enough cue to wake
+    engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.3)), config=config)
+    engine.observe("My locker code at the gym is 4512")
+    clock.advance(timedelta(days=90))
+    engine.sweep()
+    engine.observe("The ferry to the island leaves at seven every morning")
+    result = engine.recall("What is the code of my gym locker?", 120)
+    texts = [item.text for item in result.items]
+    assert "My locker code at the gym is 4512" in texts
+    assert texts[-1] == "My locker code at the gym is 4512"  # the filler comes after every ordinary match
+    assert result.tokens_used <= 120
+    faded = [m for m in engine.memories(status=["decayed"]) if "locker" in m.text]
+    assert faded, "a filler is not reinforced back into ordinary recall"
+
+
+def test_a_filler_never_takes_room_from_an_ordinary_match(clock) -> None:  # noqa: ANN001
+    config = EngineConfig(wake_similarity=0.99)
+    engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.3)), config=config)
+    engine.observe("My locker code at the gym is 4512, written on the card in my wallet")
+    clock.advance(timedelta(days=90))
+    engine.sweep()
+    engine.observe("The gym locker room reopens on Monday")
+    fresh_only = engine.recall("What is the code of my gym locker?", 25, reinforce=False)  # room for one
+    assert [item.text for item in fresh_only.items] == ["The gym locker room reopens on Monday"]
+
+
+def test_a_fact_stands_in_for_its_sentence_only_when_it_says_all_of_it(clock) -> None:  # noqa: ANN001
+    """The name fact leaves the job out, so the sentence it came from stays in recall."""
+    sentence = "My name is Dana Whitfield and I work night shifts as a nurse at St Mary's hospital."
+    name = fact("user", "name", "Dana Whitfield", "The user's name is Dana Whitfield.")
+    engine = make_engine(clock, ScriptedLLM(assess={sentence: assessment(0.7, name)}))
+    engine.observe(sentence)
+    texts = [item.text for item in engine.recall("What do I do for work?", 300, reinforce=False).items]
+    assert sentence in texts
+    assert "nurse" in engine.recall("What do I do for work?", 300, reinforce=False).render()
+
+
+def test_a_fact_that_says_it_all_still_stands_in(clock) -> None:  # noqa: ANN001
+    sentence = "I live in Lisbon."
+    home = fact("user", "lives_in", "Lisbon", "The user lives in Lisbon.")
+    engine = make_engine(clock, ScriptedLLM(assess={sentence: assessment(0.7, home)}))
+    engine.observe(sentence)
+    texts = [item.text for item in engine.recall("Where do I live?", 300, reinforce=False).items]
+    assert texts == ["The user lives in Lisbon."]

@@ -214,8 +214,8 @@ def test_consolidate_sleep_and_dream_propose_then_apply_only_valid_ids(server) -
 
 
 def test_lifecycle_hooks_are_cheap_and_the_server_keeps_serving(server) -> None:  # noqa: ANN001
-    assert server.call("POST", "/initialize").json()["status"] == "ok"
-    assert server.call("GET", "/pre-stop").json()["status"] == "ok"
+    assert server.call("POST", "/initialize", ADMIN_KEY).json()["status"] == "ok"
+    assert server.call("GET", "/pre-stop", ADMIN_KEY).json()["status"] == "ok"
     assert server.call("GET", "/stats", TENANT_KEYS["alice"]).status_code == 200
 
 
@@ -230,5 +230,5 @@ def test_body_limit_and_rate_limit(tmp_path) -> None:  # noqa: ANN001
         assert limited.status_code == 429 and _error(limited)["code"] == "rate_limited"
         assert int(limited.headers["retry-after"]) >= 1
         assert alice("POST", "/sleep").status_code == 429
-        assert alice("POST", "/recall", json={"query": "hello"}).status_code == 200  # recall calls no LLM
+        assert alice("POST", "/recall", json={"query": "hello"}).status_code == 200  # a local embedder: no model
         assert bob("POST", "/chat", json={"message": "hello"}).status_code == 200  # per tenant

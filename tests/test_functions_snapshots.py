@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from functions_support import TENANT_KEYS, keys_json, running_server
 from object_servers import moto_server
-from snapshot_support import KEY_ID, KEY_SECRET, new_bucket, oss_store
+from snapshot_support import KEY_ID, KEY_SECRET, LOOPBACK_REGION, new_bucket, oss_store
 
 TURNS = 200
 WORKERS = 4
@@ -24,7 +24,8 @@ ERIN = "egk_erin-only-in-the-keys-file-0123"
 def instances(tmp_path_factory):  # noqa: ANN001, ANN201
     with moto_server() as endpoint:
         bucket = new_bucket(endpoint)
-        env = {"ENGRAM_OSS_ENDPOINT": endpoint, "ENGRAM_OSS_DIALECT": "s3", "ENGRAM_OSS_ACCESS_KEY_ID": KEY_ID,
+        env = {"ENGRAM_OSS_ENDPOINT": endpoint, "ENGRAM_OSS_DIALECT": "s3", "ENGRAM_OSS_REGION": LOOPBACK_REGION,
+               "ENGRAM_OSS_ACCESS_KEY_ID": KEY_ID,
                "ENGRAM_OSS_ACCESS_KEY_SECRET": KEY_SECRET, "ENGRAM_SNAPSHOT_MAX_ATTEMPTS": "40",
                "ENGRAM_RATE_BURST": "1000"}  # this test races commits, not the rate limiter
         root = tmp_path_factory.mktemp("snapshots")
@@ -84,7 +85,9 @@ def test_tenants_stay_apart_in_the_bucket(instances) -> None:  # noqa: ANN001
     assert b.call("POST", "/memories", TENANT_KEYS["bob"], json={"text": "Bob's own note.", "importance": 0.7}).ok
     assert "Bob's own note" not in a.call("GET", "/export", TENANT_KEYS["alice"]).text
     assert "Bob's own note" in a.call("GET", "/export", TENANT_KEYS["bob"]).text
-    assert {info.key.split("/")[0] for info in bucket.list("")} == {"alice", "bob"}
+    keys = [info.key for info in bucket.list("")]
+    assert {key.split("/")[0] for key in keys if not key.startswith("_")} == {"alice", "bob"}
+    assert {key.rsplit("/", 1)[1] for key in keys if key.startswith("_due/")} == {"alice", "bob"}  # the schedule
 
 
 def test_a_keys_file_in_the_bucket_adds_tenants(instances) -> None:  # noqa: ANN001

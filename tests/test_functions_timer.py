@@ -16,25 +16,35 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from functions_support import ADMIN_KEY, TENANT_KEYS, load_event, running_server
 
-FUNCTION = "engram-consolidate"
+FUNCTION = "engram-jobs"
+ADMIN = {"Authorization": f"Bearer {ADMIN_KEY}"}
+DUPLICATE = json.dumps({"Code": "TaskAlreadyExist", "Message": "the async task id already exists"}).encode()
 
 
 class FcApiRecorder:
-    """Answers InvokeFunction like FC (202 for async) and keeps what it was sent."""
+    """Answers InvokeFunction like FC (202 for async, 409 for a task id it has already) and keeps what it was sent."""
 
     def __init__(self) -> None:
         self.requests: list[dict] = []
+        self.task_ids: set[str] = set()
         recorder = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 body = self.rfile.read(int(self.headers.get("content-length", "0")))
-                recorder.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
-                                          "body": body})
-                self.send_response(202)
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                task = headers.get("x-fc-async-task-id", "")
+                duplicate = task in recorder.task_ids
+                recorder.task_ids.add(task)
+                if not duplicate:
+                    recorder.requests.append({"path": self.path, "headers": headers, "body": body})
+                self.send_response(409 if duplicate else 202)
                 self.send_header("x-fc-request-id", f"fc-{len(recorder.requests)}")
-                self.send_header("content-length", "0")
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(DUPLICATE) if duplicate else 0))
                 self.end_headers()
+                if duplicate:
+                    self.wfile.write(DUPLICATE)
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -58,11 +68,9 @@ def fc_api():  # noqa: ANN201
         yield recorder
 
 
-def _timer(trigger: datetime, with_key: bool = True) -> bytes:
+def _timer(trigger: datetime, **payload: str) -> bytes:
     event = load_event("timer.json")["event"]
-    payload = json.loads(event["payload"])
-    if with_key:
-        payload["admin_key"] = ADMIN_KEY
+    payload = {**json.loads(event["payload"]), **payload}
     return json.dumps({**event, "triggerTime": trigger.isoformat(), "payload": json.dumps(payload)}).encode()
 
 
@@ -77,6 +85,7 @@ def _touch_tenants(server, *tenants: str) -> None:  # noqa: ANN001
 
 def test_timer_fans_out_one_async_invocation_per_due_tenant_and_a_repeat_fans_out_nothing(tmp_path, fc_api) -> None:  # noqa: ANN001
     fc_env = {"ENGRAM_FANOUT_MODE": "fc", "ENGRAM_FC_ENDPOINT": fc_api.endpoint, "ENGRAM_FC_PROTOCOL": "http",
+              "ENGRAM_PLATFORM": "fc",  # the platform's x-fc-* headers are trusted on Function Compute only
               "ENGRAM_FC_SLEEP_FUNCTION": FUNCTION, "FC_REGION": "ap-southeast-1",
               "ALIBABA_CLOUD_ACCESS_KEY_ID": "STS.test", "ALIBABA_CLOUD_ACCESS_KEY_SECRET": "test-secret",
               "ALIBABA_CLOUD_SECURITY_TOKEN": "test-token"}
@@ -85,38 +94,44 @@ def test_timer_fans_out_one_async_invocation_per_due_tenant_and_a_repeat_fans_ou
         assert server.as_tenant("carol")("POST", "/sleep").ok  # carol slept just now: not due
         trigger = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(hours=1)
 
-        first = _invoke(server, _timer(trigger), **{"x-fc-request-id": "timer-1"})  # credentials from the env
+        first = _invoke(server, _timer(trigger), **ADMIN, **{"x-fc-request-id": "timer-1"})  # credentials: env
         assert first.status_code == 200, first.text
         assert first.headers["x-fc-status"] == "200"
-        assert sorted(first.json()["dispatched"]) == ["alice", "bob"] and first.json()["not_due"] == 1
-        assert len(fc_api.requests) == 2
+        # The fan-out reads no store: carol is on the schedule, and her job finds she slept meanwhile.
+        assert sorted(first.json()["dispatched"]) == ["alice", "bob", "carol"]
+        assert len(fc_api.requests) == 3
         for sent in fc_api.requests:
             assert sent["path"] == f"/2023-03-30/functions/{FUNCTION}/invocations"
             assert sent["headers"]["x-fc-invocation-type"] == "Async"
             assert sent["headers"]["authorization"].startswith("ACS3-HMAC-SHA256 Credential=STS.test")
             assert len(sent["body"]) < 128 * 1024 and ADMIN_KEY.encode() not in sent["body"]
         jobs = [json.loads(sent["body"]) for sent in fc_api.requests]
-        assert sorted(j["tenant"] for j in jobs) == ["alice", "bob"]
+        assert sorted(j["tenant"] for j in jobs) == ["alice", "bob", "carol"]
         assert {sent["headers"]["x-fc-async-task-id"] for sent in fc_api.requests} == {
-            f"engram-sleep-{t}-{int(trigger.timestamp())}" for t in ("alice", "bob")}
+            f"engram-sleep-{t}-{int(trigger.timestamp())}" for t in ("alice", "bob", "carol")}
 
-        repeated = _invoke(server, _timer(trigger), **{"x-fc-request-id": "timer-1-retry"})
+        repeated = _invoke(server, _timer(trigger), **ADMIN, **{"x-fc-request-id": "timer-1-retry"})
         assert repeated.status_code == 200
-        assert repeated.json()["dispatched"] == [] and sorted(repeated.json()["already_dispatched"]) == ["alice", "bob"]
-        assert len(fc_api.requests) == 2  # nothing new
+        assert repeated.json()["dispatched"] == [] and repeated.json()["failed"] == []
+        assert len(fc_api.requests) == 3  # nothing new: every dispatched tenant is next due a period later
 
         for sent in fc_api.requests:  # FC delivers each async job to /invoke
-            done = _invoke(server, sent["body"])
-            assert done.status_code == 200 and done.json()["skipped"] is False
-            assert _invoke(server, sent["body"]).json()["skipped"] is True  # a retried job does no double work
+            done = _invoke(server, sent["body"]).json()
+            if json.loads(sent["body"])["tenant"] == "carol":
+                assert done["skipped"] is True and done["reason"] == "not_due", done
+            else:
+                assert done["skipped"] is False, done
+                again = _invoke(server, sent["body"]).json()  # a retried job does no double work
+                assert again["skipped"] is True and again["reason"] == "done"
         events = server.as_tenant("alice")("GET", "/events").json()["items"]
         assert any(e["kind"] == "consolidated" and e["detail"].get("scope") == "sleep" for e in events)
 
         fc_headers = load_event("timer.json")["headers"]  # FC's own headers carry the role's STS credentials
-        later = _invoke(server, _timer(trigger + timedelta(hours=25)), **fc_headers)
+        assert _invoke(server, _timer(trigger + timedelta(hours=12)), **ADMIN).json()["dispatched"] == []
+        later = _invoke(server, _timer(trigger + timedelta(hours=25)), **ADMIN, **fc_headers)
         assert sorted(later.json()["dispatched"]) == ["alice", "bob", "carol"]
-        assert len(fc_api.requests) == 5
-        assert all("Credential=STS.fixture-key-id" in sent["headers"]["authorization"] for sent in fc_api.requests[2:])
+        assert len(fc_api.requests) == 6
+        assert all("Credential=STS.fixture-key-id" in sent["headers"]["authorization"] for sent in fc_api.requests[3:])
         assert fc_api.requests[-1]["headers"]["x-acs-security-token"] == "fixture-token"
 
 
@@ -127,10 +142,10 @@ def test_fanout_is_bounded_per_run(tmp_path, fc_api) -> None:  # noqa: ANN001
     with running_server(tmp_path / "tenants", **fc_env) as server:
         _touch_tenants(server, "alice", "bob", "carol")
         trigger = datetime.now(timezone.utc) + timedelta(hours=1)
-        first = _invoke(server, _timer(trigger)).json()
+        first = _invoke(server, _timer(trigger), **ADMIN).json()
         assert len(first["dispatched"]) == 2 and first["truncated"] is True
-        rest = _invoke(server, _timer(trigger)).json()  # the retry picks up the tenant left over
-        assert len(rest["dispatched"]) == 1 and len(rest["already_dispatched"]) == 2
+        rest = _invoke(server, _timer(trigger), **ADMIN).json()  # the retry picks up the tenant left over
+        assert len(rest["dispatched"]) == 1 and rest["truncated"] is False
         assert len(fc_api.requests) == 3
 
 
@@ -140,8 +155,8 @@ def test_invoke_needs_the_admin_credential_or_a_valid_job_signature(tmp_path) ->
         trigger = datetime(2026, 1, 6, 3, tzinfo=timezone.utc)
         job = load_event("sleep_job.json")["event"]
         tenant_key = f"Bearer {TENANT_KEYS['alice']}"
-        for response in (_invoke(server, _timer(trigger, with_key=False)),
-                         _invoke(server, _timer(trigger, with_key=False), Authorization=tenant_key),
+        for response in (_invoke(server, _timer(trigger)),
+                         _invoke(server, _timer(trigger), Authorization=tenant_key),
                          _invoke(server, json.dumps(job).encode()),
                          _invoke(server, json.dumps({**job, "signature": "0" * 64}).encode())):
             assert response.status_code == 401 and response.headers["x-fc-status"] == "404"
@@ -157,7 +172,7 @@ def test_local_mode_runs_the_jobs_on_the_local_server(tmp_path) -> None:  # noqa
     with running_server(tmp_path / "tenants") as server:
         _touch_tenants(server, "alice", "bob")
         trigger = datetime.now(timezone.utc) + timedelta(hours=1)
-        report = _invoke(server, _timer(trigger)).json()
+        report = _invoke(server, _timer(trigger), **ADMIN).json()
         assert sorted(report["dispatched"]) == ["alice", "bob"]
         deadline = time.monotonic() + 30
         pending = {"alice", "bob"}
@@ -168,4 +183,36 @@ def test_local_mode_runs_the_jobs_on_the_local_server(tmp_path) -> None:  # noqa
                     pending.discard(tenant)
             time.sleep(0.1)
         assert not pending, server.log()
-        assert _invoke(server, _timer(trigger)).json()["dispatched"] == []
+        assert _invoke(server, _timer(trigger), **ADMIN).json()["dispatched"] == []
+
+
+def test_a_duplicate_task_id_is_fcs_dedup_not_a_failure(tmp_path, fc_api) -> None:  # noqa: ANN001
+    fc_env = {"ENGRAM_FANOUT_MODE": "fc", "ENGRAM_FC_ENDPOINT": fc_api.endpoint, "ENGRAM_FC_PROTOCOL": "http",
+              "ENGRAM_FC_SLEEP_FUNCTION": FUNCTION, "ALIBABA_CLOUD_ACCESS_KEY_ID": "AK",
+              "ALIBABA_CLOUD_ACCESS_KEY_SECRET": "SK"}
+    with running_server(tmp_path / "tenants", **fc_env) as server:
+        _touch_tenants(server, "alice")
+        trigger = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(hours=1)
+        fc_api.task_ids.add(f"engram-sleep-alice-{int(trigger.timestamp())}")  # queued by an earlier attempt
+        report = _invoke(server, _timer(trigger), **ADMIN)
+        assert report.status_code == 200 and report.headers["x-fc-status"] == "200"  # FC does not retry the timer
+        assert report.json()["failed"] == [] and report.json()["already_dispatched"] == ["alice"]
+        assert _invoke(server, _timer(trigger + timedelta(hours=1)), **ADMIN).json()["dispatched"] == []  # moved on
+
+
+def test_on_fc_the_jobs_function_trusts_the_platform_and_nothing_else_does(tmp_path, fc_api) -> None:  # noqa: ANN001
+    fc_env = {"ENGRAM_PLATFORM": "fc", "ENGRAM_FANOUT_MODE": "fc", "ENGRAM_FC_ENDPOINT": fc_api.endpoint,
+              "ENGRAM_FC_PROTOCOL": "http", "ENGRAM_FC_SLEEP_FUNCTION": FUNCTION}
+    trigger = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(hours=1)
+    fc_headers = load_event("timer.json")["headers"]
+    with running_server(tmp_path / "all", **fc_env) as server:  # every route: reachable over HTTP
+        _touch_tenants(server, "alice")
+        assert _invoke(server, _timer(trigger), **fc_headers).status_code == 401
+    with running_server(tmp_path / "all", "--function", "jobs", **fc_env) as jobs:
+        report = _invoke(jobs, _timer(trigger), **fc_headers)  # what FC's timer delivers: no key anywhere
+        assert report.status_code == 200 and report.json()["dispatched"] == ["alice"], report.text
+        with_key = _invoke(jobs, _timer(trigger + timedelta(days=2), admin_key=ADMIN_KEY), **fc_headers)
+        assert with_key.status_code == 422 and "never carries a key" in with_key.json()["error"]["message"]
+        forged = {**json.loads(fc_api.requests[0]["body"]), "signature": "0" * 64}
+        assert _invoke(jobs, json.dumps(forged).encode(), **fc_headers).status_code == 401  # jobs stay signed
+        assert _invoke(jobs, fc_api.requests[0]["body"], **fc_headers).json()["skipped"] is False

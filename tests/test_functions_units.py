@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 
 from engram_core.errors import BusyError, ConfigurationError, NotFoundError, StoreError, ValidationError
 from functions import idempotency, schedule
-from engram_core.credentials import KeyEntry, KeyRing, bearer_token, hash_key, new_key, parse_key_entries
+from engram_core.credentials import (
+    KeyEntry, KeyRing, bearer_token, hash_key, new_key, parse_admin_keys, parse_key_entries,
+)
 from functions.errors import AuthError, RateLimitedError, status_of
 from functions.fanout import SleepJob, job_signature, signature_valid, signed_job
 from functions.invokers import async_task_id
@@ -33,6 +35,17 @@ def test_keys_are_stored_as_salted_hashes_and_resolve_to_their_tenant() -> None:
     for wrong in (None, "", alice + "x", "the-admin-key"):
         assert ring.tenant_for(wrong) is None
     assert ring.is_admin("the-admin-key") and not ring.is_admin(alice) and not ring.is_admin(None)
+
+
+def test_during_a_rotation_the_new_admin_key_signs_and_both_are_accepted() -> None:
+    current, older = parse_admin_keys("# rotated 2026-01-05\negk_new-admin-key-0123\negk_old-admin-key-0123\n", "f")
+    ring = KeyRing([], current, older)
+    assert ring.signing_key == "egk_new-admin-key-0123"
+    assert ring.is_admin("egk_new-admin-key-0123") and ring.is_admin("egk_old-admin-key-0123")
+    assert not ring.is_admin("egk_another-key-01234") and ring.verifying_keys == (current, *older)
+    for bad in ("", "\n# only a comment\n", "short\n", "egk_two words here-0123\n"):
+        with pytest.raises(ConfigurationError):
+            parse_admin_keys(bad, "ENGRAM_ADMIN_KEY_FILE")
 
 
 def test_key_files_are_validated_with_a_clear_error() -> None:
@@ -115,19 +128,14 @@ def test_due_rule() -> None:
     assert not schedule.is_due(T0 - period + timedelta(seconds=1), T0, period)
 
 
-def test_claims_make_a_trigger_time_dispatch_once(clock) -> None:  # noqa: ANN001
+def test_a_stores_marks_say_when_it_slept_and_for_which_trigger(clock) -> None:  # noqa: ANN001
     engine, period = make_engine(clock), timedelta(hours=24)
-    assert schedule.state_of(engine, T0, period) is schedule.TenantState.DUE
-    first = schedule.claim(engine, T0, period)
-    assert first.won and first.previous == ""
-    assert schedule.state_of(engine, T0, period) is schedule.TenantState.ALREADY_DISPATCHED
-    assert not schedule.claim(engine, T0, period).won
-    assert schedule.state_of(engine, T0 + timedelta(hours=1), period) is schedule.TenantState.NOT_DUE
-    schedule.release(engine, T0, first.previous)  # the dispatch failed: a retried event may try again
-    assert schedule.claim(engine, T0, period).won
+    assert schedule.last_sleep(engine) is None and not schedule.already_done(engine, T0)
     schedule.record_sleep(engine, T0, T0)
+    assert schedule.last_sleep(engine) == T0
     assert schedule.already_done(engine, T0) and not schedule.already_done(engine, T0 + period)
-    assert schedule.state_of(engine, T0 + period, period) is schedule.TenantState.DUE
+    assert not schedule.is_due(schedule.last_sleep(engine), T0 + timedelta(hours=1), period)
+    assert schedule.is_due(schedule.last_sleep(engine), T0 + period, period)
 
 
 def test_jobs_carry_a_signature_for_their_own_tenant_and_trigger_only() -> None:

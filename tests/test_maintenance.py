@@ -35,7 +35,11 @@ def test_sleep_turns_faded_groups_into_gists_and_archives_originals(clock) -> No
     assert all(len(g.provenance) == 4 for g in gists)
     kinds = [e.kind for e in result.events]
     assert kinds.count(EventKind.DECAYED) == 12 and kinds.count(EventKind.ARCHIVED) == 12
-    assert engine.recall("weather small talk", 500, reinforce=False).items[0].kind is MemoryKind.GIST
+    # The gist is recalled; the archived originals stay in the cold tier, where a matching cue may wake them
+    # beside it (they compete at the retention floor, and stay archived).
+    recalled = engine.recall("weather small talk", 500, reinforce=False).items
+    assert MemoryKind.GIST in [item.kind for item in recalled]
+    assert len(engine.memories(status=["archived"], limit=1000)) == 12
 
 
 def test_sleep_with_an_unusable_gist_archives_nothing(clock) -> None:  # noqa: ANN001

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-PURE = ["heuristics_judge", "heuristics_lexicon", "model", "config", "retention", "scoring", "packing", "ledger", "verdicts", "render", "timeutil",
+PURE = ["heuristics_judge", "words", "heuristics_lexicon", "model", "config", "retention", "scoring", "packing", "ledger", "verdicts", "render", "timeutil",
         "inputs", "heuristics", "index", "errors", "ports"]
 FORBIDDEN = ["sqlite3", "oss2", "openai", "http", "httpx", "urllib.request", "mcp", "requests", "boto3", "engram_core.adapters.sqlite_store"]
 

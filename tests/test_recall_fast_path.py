@@ -20,6 +20,7 @@ from engram_core.index import epoch_hours
 from engram_core.model import Embedding, Memory, MemoryKind, MemoryStatus
 from engram_core.render import BlockForm, block_form, line_cost, render_line
 from engram_core.retention import hours_between, reinforced_stability, retention
+from engram_core.words import content_words as query_words
 
 from conftest import START, make_engine
 
@@ -39,7 +40,7 @@ ODD_QUERIES = ["the", "I the my", "booked booking books", "zzz nothing", "foo_ba
 
 
 def plain_search(store: SqliteStore, query: str, limit: int, active_only: bool) -> list[tuple[str, float]]:
-    words = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", query)))[:64]
+    words = query_words(re.findall(r"\w+", query))  # the query's meaningful words, as recall asks
     if not words:
         return []
     match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)

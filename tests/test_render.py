@@ -32,8 +32,10 @@ def test_the_form_follows_the_budget() -> None:
 
 def test_the_full_form_keeps_the_note_kind_and_date() -> None:
     line = render_line(MemoryKind.FACT, "The user lives in Lisbon.", WHEN)
-    assert line == "- [fact 2026-03-02] The user lives in Lisbon."
+    assert line == "- [fact 2 Mar 2026] The user lives in Lisbon."
     assert render_block([line]) == f"{BLOCK_OPEN}\n{line}\n{BLOCK_CLOSE}"
+    episode = render_line(MemoryKind.EPISODE, "Ana: I adopted a cat.", WHEN)
+    assert episode == "- [2 Mar 2026] Ana: I adopted a cat."  # the common kind goes unnamed: fewer tokens
 
 
 def test_the_compact_form_states_a_belief_as_label_and_value() -> None:

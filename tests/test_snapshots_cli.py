@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 import pytest
 from object_servers import free_port
-from snapshot_support import KEY_ID, moto_endpoint, new_bucket  # noqa: F401 - fixture
+from snapshot_support import KEY_ID, LOOPBACK_REGION, moto_endpoint, new_bucket  # noqa: F401 - fixture
 
 from engram_core.cli.common import Context
 
@@ -27,6 +27,7 @@ def engram(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture
 def env(moto_endpoint: str, tmp_path: Path) -> dict[str, str]:  # noqa: F811
     return {**os.environ, "ENGRAM_OSS_ENDPOINT": moto_endpoint, "ENGRAM_OSS_DIALECT": "s3",
+            "ENGRAM_OSS_REGION": LOOPBACK_REGION,
             "ENGRAM_OSS_ACCESS_KEY_ID": KEY_ID, "ENGRAM_OSS_ACCESS_KEY_SECRET": SECRET,
             "ENGRAM_EMBEDDER": "hashing", "ENGRAM_SNAPSHOT_CACHE_DIR": str(tmp_path / "cache"),
             "ENGRAM_STORE": f"oss://{new_bucket(moto_endpoint)}/engram", "ENGRAM_TENANT": "alice"}

@@ -8,6 +8,7 @@ import oss2
 import pytest
 from snapshot_support import KEY_ID, KEY_SECRET, moto_endpoint, new_bucket, oss_like, oss_store  # noqa: F401
 
+from engram_core.bench.oss_front import LOOPBACK_REGION
 from engram_core.errors import ConfigurationError, GenerationExistsError, ValidationError
 from engram_core.snapshots.dialect import OSS, S3, dialect_named, parse_s3_listing
 from engram_core.snapshots.oss import make_auth, read_small_object
@@ -15,7 +16,7 @@ from engram_core.snapshots.settings import load_oss_settings, parse_oss_url
 
 
 def raw_bucket(endpoint: str, name: str) -> oss2.Bucket:
-    return oss2.Bucket(oss2.Auth(KEY_ID, KEY_SECRET), endpoint, name)
+    return oss2.Bucket(oss2.AuthV4(KEY_ID, KEY_SECRET), endpoint, name, region=LOOPBACK_REGION)
 
 
 def test_oss_answers_a_taken_key_with_409_file_already_exists(oss_like) -> None:  # noqa: ANN001, F811
@@ -136,7 +137,7 @@ def test_a_small_object_can_be_read_by_url(moto_endpoint: str) -> None:  # noqa:
     bucket = new_bucket(moto_endpoint)
     raw_bucket(moto_endpoint, bucket).put_object("keys.json", b'[{"tenant": "a"}]')
     settings = load_oss_settings(endpoint=moto_endpoint, access_key_id=KEY_ID, access_key_secret=KEY_SECRET,
-                                 dialect="s3")
+                                 dialect="s3", region=LOOPBACK_REGION)
     assert read_small_object(f"oss://{bucket}/keys.json", 1024, settings) == b'[{"tenant": "a"}]'
     with pytest.raises(ValidationError, match="larger than 4 bytes"):
         read_small_object(f"oss://{bucket}/keys.json", 4, settings)

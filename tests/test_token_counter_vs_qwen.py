@@ -319,8 +319,8 @@ def real() -> CountFn:
 
 @pytest.fixture(scope="module")
 def english() -> list[str]:
-    if not LOCOMO.is_file():
-        _missing(f"LoCoMo data not found at {LOCOMO}")
+    if not LOCOMO.is_file():  # benchmark data lives beside the clone, never in it: skip, even under CI
+        pytest.skip(f"LoCoMo data not found at {LOCOMO} (benchmark data is not part of the repository)")
     return locomo_turns()
 
 

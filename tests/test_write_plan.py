@@ -153,3 +153,17 @@ def test_no_bookkeeper_call_holds_the_tenants_write_lock(clock, tmp_path):
     assert [b.object for b in engine.beliefs()] == ["Globex"]
     assert {"assess", "adjudicate"} <= set(llm.probed)
     engine.close()
+
+
+def test_a_long_message_is_assessed_with_the_write_lock_free(clock, tmp_path):
+    path = str(tmp_path / "tenant.sqlite")
+    llm = WriteLockProbe(path, OfflineLLM())
+    engine = llm.engine = make_engine(clock, llm=llm, path=path)
+    engine.observe("I live in Lisbon.")
+    clock.advance(timedelta(days=1))
+    report = "I moved to Madrid last week. " + "The quarterly numbers look fine overall. " * 1200
+    written = engine.observe(report)
+    assert len([m for m in engine.memories() if m.text.startswith("(part ")]) > 1
+    assert [b.object for b in engine.beliefs()] == ["Madrid"]
+    assert any(e.kind is EventKind.SUPERSEDED for e in written.events)
+    assert llm.probed.count("assess") > 2

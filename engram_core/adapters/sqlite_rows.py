@@ -3,16 +3,56 @@
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
+from collections.abc import Callable, Iterable
+from functools import lru_cache, wraps
+from typing import TypeVar
 
 import numpy as np
 
-from engram_core.errors import StoreError
+from engram_core.errors import StoreError, UnreadableRecordError
 from engram_core.model import (
     Belief, Cardinality, DreamAction, DreamProposal, Embedding, Event, EventKind,
     Memory, MemoryKind, MemoryStatus, Message,
 )
 from engram_core.timeutil import from_storage, maybe_from_storage, to_storage
+
+T = TypeVar("T")
+log = logging.getLogger("engram.store")
+_DECODE_ERRORS = (ValueError, TypeError, KeyError, IndexError, StoreError)
+
+
+def readable(table: str) -> Callable[[Callable[[sqlite3.Row], T]], Callable[[sqlite3.Row], T]]:
+    """A row decoder that says which row it could not read (UnreadableRecordError) instead of failing anyhow."""
+    def wrap(decode: Callable[[sqlite3.Row], T]) -> Callable[[sqlite3.Row], T]:
+        @wraps(decode)
+        def checked(row: sqlite3.Row) -> T:
+            try:
+                return decode(row)
+            except UnreadableRecordError:
+                raise
+            except _DECODE_ERRORS as exc:
+                raise UnreadableRecordError(table, str(row["id"]), f"{type(exc).__name__}: {str(exc)[:160]}") from exc
+        return checked
+    return wrap
+
+
+@lru_cache(maxsize=1024)  # once per row and reason, not on every read
+def _warn_skipped(table: str, row_id: str, reason: str) -> None:
+    log.warning("skipped an unreadable row: %s %s (%s); forget or purge it, see `engram doctor`", table, row_id,
+                reason)
+
+
+def each(found: Iterable[sqlite3.Row], decode: Callable[[sqlite3.Row], T]) -> list[T]:
+    """Every row that can be read: one that cannot is skipped (and logged), never fatal to the whole read."""
+    decoded = []
+    for row in found:
+        try:
+            decoded.append(decode(row))
+        except UnreadableRecordError as exc:
+            _warn_skipped(exc.table, exc.row_id, exc.reason)
+    return decoded
 
 
 def vector_to_blob(vector: np.ndarray) -> bytes:
@@ -55,6 +95,7 @@ def memory_params(m: Memory) -> dict:
     }
 
 
+@readable("memories")
 def memory_from_row(row: sqlite3.Row) -> Memory:
     blob = row["embedding"]
     embedding = Embedding(blob_to_vector(blob, row["embed_dim"]), row["embed_model"]) if blob is not None else None
@@ -77,6 +118,7 @@ def message_params(m: Message) -> dict:
     }
 
 
+@readable("messages")
 def message_from_row(row: sqlite3.Row) -> Message:
     return Message(
         id=row["id"], role=row["role"], session_id=row["session_id"], text=row["text"],
@@ -96,6 +138,7 @@ def belief_params(b: Belief) -> dict:
     }
 
 
+@readable("beliefs")
 def belief_from_row(row: sqlite3.Row) -> Belief:
     return Belief(
         id=row["id"], subject=row["subject"], predicate=row["predicate"], object=row["object"],
@@ -113,6 +156,7 @@ def event_params(e: Event) -> dict:
     }
 
 
+@readable("events")
 def event_from_row(row: sqlite3.Row) -> Event:
     detail = tuple(sorted(json.loads(row["detail"]).items()))
     return Event(
@@ -125,9 +169,26 @@ def dream_action_to_json(a: DreamAction) -> dict:
     return {"action": a.action, "ids": list(a.memory_ids), "importance": a.importance, "text": a.text, "reason": a.reason}
 
 
+@readable("dream_proposals")
 def proposal_from_row(row: sqlite3.Row) -> DreamProposal:
     actions = tuple(
         DreamAction(d["action"], tuple(d["ids"]), d.get("importance"), d.get("text"), d.get("reason", ""))
         for d in json.loads(row["actions"])
     )
     return DreamProposal(row["id"], from_storage(row["created_at"]), actions, tuple(json.loads(row["rejected"])))
+
+
+_DECODERS = (("memories", memory_from_row), ("messages", message_from_row), ("beliefs", belief_from_row),
+             ("events", event_from_row), ("dream_proposals", proposal_from_row))
+
+
+def unreadable_rows(conn: sqlite3.Connection) -> list[dict[str, str]]:
+    """Every row of the tenant that cannot be read back, with why: what ``engram doctor`` reports."""
+    found = []
+    for table, decode in _DECODERS:
+        for row in conn.execute(f"SELECT * FROM {table}"):  # table names are ours
+            try:
+                decode(row)
+            except UnreadableRecordError as exc:
+                found.append({"table": table, "id": exc.row_id, "reason": exc.reason})
+    return found

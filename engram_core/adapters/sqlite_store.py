@@ -13,10 +13,13 @@ from pathlib import Path
 
 from engram_core.adapters import sqlite_rows as rows
 from engram_core.adapters.sqlite_lexical import RECALLABLE_SQL, CacheKey, LexicalCache, fts_search
+from engram_core.adapters.sqlite_purge import PurgeRows
 from engram_core.adapters.sqlite_reviews import StaleReviewRows
 from engram_core.errors import SchemaTooNewError, StoreError
 from engram_core.model import AccessState, Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
+from engram_core.private_files import private_dir, private_file
 from engram_core.timeutil import to_storage
+from engram_core.words import content_words
 
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 _FTS_TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -59,7 +62,8 @@ class SqliteStore(StaleReviewRows):
     def __init__(self, path: str | Path = ":memory:") -> None:
         self.path = str(path)
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            private_dir(Path(self.path).parent)
+            private_file(Path(self.path))
         self.conn = _connect(self.path)
         self._commit_hooks: list[Callable[[], None]] = []
         self._lexical = LexicalCache(self.conn)
@@ -168,7 +172,7 @@ class SqliteStore(StaleReviewRows):
         sql, args = "SELECT * FROM messages", ()
         if session_id is not None:
             sql, args = sql + " WHERE session_id = ?", (session_id,)
-        return [rows.message_from_row(r) for r in self.conn.execute(sql + " ORDER BY occurred_at, rowid", args)]
+        return rows.each(self.conn.execute(sql + " ORDER BY occurred_at, rowid", args), rows.message_from_row)
 
     # -- memories ---------------------------------------------------------
     def insert_memory(self, memory: Memory) -> None:
@@ -190,7 +194,8 @@ class SqliteStore(StaleReviewRows):
         for start in range(0, len(ids), 500):
             chunk = list(ids[start:start + 500])
             marks = ", ".join("?" * len(chunk))
-            found += [rows.memory_from_row(r) for r in self.conn.execute(f"SELECT * FROM memories WHERE id IN ({marks})", chunk)]
+            found += rows.each(self.conn.execute(f"SELECT * FROM memories WHERE id IN ({marks})", chunk),
+                               rows.memory_from_row)
         return found
 
     def stability_and_count(self, ids: Sequence[str]) -> list[tuple[str, float, int]]:
@@ -228,11 +233,11 @@ class SqliteStore(StaleReviewRows):
             args.append("%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         sql = f"SELECT * FROM memories{where} ORDER BY created_at, rowid LIMIT ? OFFSET ?"
-        return [rows.memory_from_row(r) for r in self.conn.execute(sql, [*args, limit, offset])]
+        return rows.each(self.conn.execute(sql, [*args, limit, offset]), rows.memory_from_row)
 
     def memories_from_message(self, message_id: str) -> list[Memory]:
         sql = "SELECT m.* FROM memories m JOIN memory_sources s ON s.memory_id = m.id WHERE s.message_id = ?"
-        return [rows.memory_from_row(r) for r in self.conn.execute(sql, (message_id,))]
+        return rows.each(self.conn.execute(sql, (message_id,)), rows.memory_from_row)
 
     def count_memories(self) -> dict[str, int]:
         sql = "SELECT status, COUNT(*) AS n FROM memories GROUP BY status"
@@ -244,7 +249,7 @@ class SqliteStore(StaleReviewRows):
         The same rows as ``SELECT m.id, -bm25(memories_fts) ... MATCH 'w1 OR w2 ...' AND m.status = 'active'
         ORDER BY bm25(memories_fts) LIMIT ?``, answered from cached per-word terms (sqlite_lexical.py).
         """
-        words = list(dict.fromkeys(w.lower() for w in _FTS_TOKEN.findall(query)))[:64]
+        words = content_words(_FTS_TOKEN.findall(query))  # stop words alone are no match
         if not words:
             return []
         cached = self._lexical.search(words, limit, active_only, self._lexical_key())
@@ -282,7 +287,7 @@ class SqliteStore(StaleReviewRows):
                 clauses.append(f"{column} = ?")
                 args.append(value)
         sql = f"SELECT * FROM beliefs WHERE {' AND '.join(clauses)} ORDER BY valid_from, rowid"
-        return [rows.belief_from_row(r) for r in self.conn.execute(sql, args)]
+        return rows.each(self.conn.execute(sql, args), rows.belief_from_row)
 
     def beliefs_valid_at(self, when: datetime) -> list[Belief]:
         """World-time query: what was true at ``when`` (as the engine knows it now)."""
@@ -291,24 +296,24 @@ class SqliteStore(StaleReviewRows):
             "SELECT * FROM beliefs WHERE valid_from <= ? AND (valid_to IS NULL OR valid_to > ?) "
             "AND object != '' ORDER BY subject, predicate, valid_from"
         )
-        return [rows.belief_from_row(r) for r in self.conn.execute(sql, (moment, moment))]
+        return rows.each(self.conn.execute(sql, (moment, moment)), rows.belief_from_row)
 
     def belief_history(self, subject: str, predicate: str | None = None) -> list[Belief]:
         sql, args = "SELECT * FROM beliefs WHERE subject = ?", [subject]
         if predicate:
             sql, args = sql + " AND predicate = ?", [*args, predicate]
-        return [rows.belief_from_row(r) for r in self.conn.execute(sql + " ORDER BY predicate, valid_from, rowid", args)]
+        return rows.each(self.conn.execute(sql + " ORDER BY predicate, valid_from, rowid", args), rows.belief_from_row)
 
     def beliefs_from_message(self, message_id: str) -> list[Belief]:
         sql = "SELECT * FROM beliefs WHERE source_message_id = ?"
-        return [rows.belief_from_row(r) for r in self.conn.execute(sql, (message_id,))]
+        return rows.each(self.conn.execute(sql, (message_id,)), rows.belief_from_row)
 
     def beliefs_of_memory(self, memory_id: str) -> list[Belief]:
         sql = "SELECT * FROM beliefs WHERE memory_id = ?"
-        return [rows.belief_from_row(r) for r in self.conn.execute(sql, (memory_id,))]
+        return rows.each(self.conn.execute(sql, (memory_id,)), rows.belief_from_row)
 
     def all_beliefs(self) -> list[Belief]:
-        return [rows.belief_from_row(r) for r in self.conn.execute("SELECT * FROM beliefs ORDER BY rowid")]
+        return rows.each(self.conn.execute("SELECT * FROM beliefs ORDER BY rowid"), rows.belief_from_row)
 
     # -- events -----------------------------------------------------------
     def insert_events(self, events: Sequence[Event]) -> None:
@@ -329,7 +334,7 @@ class SqliteStore(StaleReviewRows):
         sql, args = "SELECT * FROM events", []
         if since is not None:
             sql, args = sql + " WHERE at >= ?", [to_storage(since)]
-        return [rows.event_from_row(r) for r in self.conn.execute(sql + " ORDER BY seq LIMIT ?", [*args, limit])]
+        return rows.each(self.conn.execute(sql + " ORDER BY seq LIMIT ?", [*args, limit]), rows.event_from_row)
 
     def last_event_at(self, kind: str) -> str | None:
         row = self.conn.execute("SELECT MAX(at) AS at FROM events WHERE kind = ?", (kind,)).fetchone()
@@ -396,9 +401,18 @@ class SqliteStore(StaleReviewRows):
             "ON b.id = m.belief_id AND b.valid_to IS NULL AND b.expired_at IS NULL "
             f"WHERE m.status IN {RECALLABLE_SQL} ORDER BY m.rowid"
         )
-        found = [(rows.memory_from_row(r), r["b_id"]) for r in self.conn.execute(sql)]
+        found = rows.each(self.conn.execute(sql), lambda r: (rows.memory_from_row(r), r["b_id"]))
         beliefs = {b.id: b for b in self.current_beliefs()}
         return [(m, beliefs.get(bid) if bid else None) for m, bid in found]
+
+    def unreadable_rows(self) -> list[dict[str, str]]:
+        """Rows that cannot be read back (reads skip them): table, id and why."""
+        return rows.unreadable_rows(self.conn)
+
+    @property
+    def purging(self) -> PurgeRows:
+        """Row-level access for a purge: it must reach rows that no longer decode, too."""
+        return PurgeRows(self.conn)
 
     def redact_message(self, message_id: str, replacement: str) -> None:
         self.conn.execute("UPDATE messages SET text = ? WHERE id = ?", (replacement, message_id))

@@ -1,8 +1,8 @@
 """The systems every suite compares, on the same data, embedder, token counter and rendering.
 
 B0 no memory; B1 full history, most recent first, cut at the budget; B2 top-k by
-cosine; B2L top-k by BM25 (SQLite FTS5); B3 Engram with its defaults; and Engram
-with forgetting switched off. Every system renders its context exactly like
+cosine; B2L top-k by BM25 (SQLite FTS5); B2H the reciprocal-rank fusion of those two
+rankings; B3 Engram with its defaults; and Engram with forgetting switched off. Every system renders its context exactly like
 Engram (``engram_core.render``) and counts tokens with the same counter, so the
 token figures are comparable.
 """
@@ -21,7 +21,7 @@ import numpy as np
 from engram_core.adapters.clock import FixedClock
 from engram_core.adapters.offline_llm import OfflineLLM
 from engram_core.adapters.sqlite_store import SqliteStore
-from engram_core.adapters.tokens import ConservativeTokenCounter
+from engram_core.adapters.tokens import default_token_counter
 from engram_core.config import EngineConfig
 from engram_core.engine import Engine
 from engram_core.model import MemoryKind
@@ -30,6 +30,7 @@ from engram_core.ports import Embedder, TokenCounter
 from engram_core.render import BlockForm, block_form, fit_block, frame_text, line_cost, render_block, render_line
 
 CANDIDATE_POOL = 400  # as many candidates as Engram's recall considers
+RRF_K = 60  # reciprocal-rank fusion's usual constant (Cormack et al., 2009)
 FULL_FROM = EngineConfig().full_block_from_tokens  # the same block form as Engram's at every budget
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -184,16 +185,21 @@ class CosineTopK:
         self.vectors.append(self.embedder.embed([turn.line_text])[0])
         self._matrix = None
 
-    def recall(self, query: str, budget: int, at: datetime) -> Context:
+    def ranked(self, query: str, at: datetime) -> list[tuple[int, float]]:
+        """The best ``CANDIDATE_POOL`` turns said by ``at``, as (position, cosine), best first."""
         if not self.vectors:
-            return EMPTY
+            return []
         if self._matrix is None:
             self._matrix = np.stack(self.vectors)
         scores = self._matrix @ self.embedder.embed([query])[0]
         pool = min(CANDIDATE_POOL, len(scores))
         top = np.argpartition(-scores, pool - 1)[:pool]
-        ranked = [(int(p), float(scores[p])) for p in top if self.log.turns[p].at <= at]
-        return self.log.pack_ranked(ranked, budget)
+        top = top[np.lexsort((top, -scores[top]))]
+        return [(int(p), float(scores[p])) for p in top if self.log.turns[p].at <= at]
+
+    def recall(self, query: str, budget: int, at: datetime) -> Context:
+        ranked = self.ranked(query, at)
+        return self.log.pack_ranked(ranked, budget) if ranked else EMPTY
 
     def close(self) -> None:
         return None
@@ -213,18 +219,53 @@ class LexicalTopK:
         self.conn.execute("INSERT INTO turns (rowid, text) VALUES (?, ?)", (len(self.log.turns), turn.line_text))
         self.log.append(turn)
 
-    def recall(self, query: str, budget: int, at: datetime) -> Context:
+    def ranked(self, query: str, at: datetime) -> list[tuple[int, float]]:
+        """The best ``CANDIDATE_POOL`` turns said by ``at``, as (position, BM25), best first."""
         words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))[:64]
         if not words:
-            return EMPTY
+            return []
         match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
         rows = self.conn.execute("SELECT rowid, -bm25(turns) FROM turns WHERE turns MATCH ? "
                                  "ORDER BY bm25(turns) LIMIT ?", (match, CANDIDATE_POOL)).fetchall()
-        ranked = [(int(p), float(s)) for p, s in rows if self.log.turns[p].at <= at]
-        return self.log.pack_ranked(ranked, budget)
+        return [(int(p), float(s)) for p, s in rows if self.log.turns[p].at <= at]
+
+    def recall(self, query: str, budget: int, at: datetime) -> Context:
+        ranked = self.ranked(query, at)
+        return self.log.pack_ranked(ranked, budget) if ranked else EMPTY
 
     def close(self) -> None:
         self.conn.close()
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[tuple[int, float]]], k: int = RRF_K) -> list[tuple[int, float]]:
+    """Each item scores the sum of 1 / (k + rank) over the rankings it is in (rank 1 is the best)."""
+    fused: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, (position, _) in enumerate(ranking, start=1):
+            fused[position] = fused.get(position, 0.0) + 1.0 / (k + rank)
+    return sorted(fused.items(), key=lambda pair: (-pair[1], pair[0]))
+
+
+class HybridTopK:
+    """What a user would pick instead: the BM25 and cosine rankings above, fused by reciprocal rank,
+    packed the same way."""
+
+    name = "B2H top-k hybrid (RRF)"
+
+    def __init__(self, tokens: TokenCounter, embedder: Embedder, full_from: int = FULL_FROM) -> None:
+        self.dense = CosineTopK(tokens, embedder, full_from)
+        self.lexical = LexicalTopK(tokens, full_from)
+
+    def add(self, turn: Turn) -> None:
+        self.dense.add(turn)
+        self.lexical.add(turn)
+
+    def recall(self, query: str, budget: int, at: datetime) -> Context:
+        fused = reciprocal_rank_fusion([self.dense.ranked(query, at), self.lexical.ranked(query, at)])
+        return self.dense.log.pack_ranked(fused[:CANDIDATE_POOL], budget) if fused else EMPTY
+
+    def close(self) -> None:
+        self.lexical.close()
 
 
 # -- Engram ------------------------------------------------------------------------------
@@ -274,6 +315,7 @@ class EngramSystem:
         self.engine.close()
 
 
+PLAIN_RETRIEVERS = (CosineTopK.name, LexicalTopK.name, HybridTopK.name)  # what Engram is measured against
 ENGRAM = "B3 Engram"
 ENGRAM_NO_FORGETTING = "B3 Engram, no forgetting"
 ENGRAM_SLEEP = "B3 Engram, nightly sleep"
@@ -283,13 +325,13 @@ def all_systems(embedder: Embedder, start: datetime, config: EngineConfig | None
                 reinforce: bool = False, nightly_sleep: bool = False) -> list[System]:
     """A fresh set of every system, sharing one embedder and one token counter; with
     ``nightly_sleep``, also Engram running its sleep cycle once a day."""
-    tokens = ConservativeTokenCounter()
+    tokens = default_token_counter()
     config = config or EngineConfig()
     full_from = config.full_block_from_tokens
     sleeper = [EngramSystem(ENGRAM_SLEEP, embedder, tokens, config, start, reinforce, nightly_sleep=True)]
     return [
         NoMemory(), FullHistory(tokens, full_from), CosineTopK(tokens, embedder, full_from),
-        LexicalTopK(tokens, full_from),
+        LexicalTopK(tokens, full_from), HybridTopK(tokens, embedder, full_from),
         EngramSystem(ENGRAM, embedder, tokens, config, start, reinforce),
         EngramSystem(ENGRAM_NO_FORGETTING, embedder, tokens, config.model_copy(update={"forgetting": False}),
                      start, reinforce),

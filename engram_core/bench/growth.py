@@ -21,7 +21,7 @@ import click
 from engram_core.adapters.clock import FixedClock
 from engram_core.adapters.offline_llm import OfflineLLM
 from engram_core.adapters.sqlite_store import SqliteStore
-from engram_core.adapters.tokens import ConservativeTokenCounter
+from engram_core.adapters.tokens import default_token_counter
 from engram_core.bench.baselines import CosineTopK, FullHistory, LexicalTopK, System, Turn
 from engram_core.bench.common import (
     BENCH_START, Figure, Report, Series, Table, bench_embedder, current_embedder_name, emit, output_options, progress,
@@ -81,7 +81,7 @@ class EngramUser:
     def __init__(self, name: str, embedder: Embedder, config: EngineConfig, budget: int) -> None:
         self.name, self.budget, self.clock = name, budget, FixedClock(BENCH_START)
         self.engine = Engine(SqliteStore(":memory:"), embedder=embedder, llm=OfflineLLM(),
-                             tokens=ConservativeTokenCounter(), clock=self.clock, config=config)
+                             tokens=default_token_counter(), clock=self.clock, config=config)
 
     def turn(self, text: str, at: datetime, session: str) -> int:
         self.clock.set(at)
@@ -119,7 +119,7 @@ class TurnStoreUser:
 
 
 def make_users(embedder: Embedder, budget: int) -> list[EngramUser | TurnStoreUser]:
-    tokens, config = ConservativeTokenCounter(), EngineConfig()
+    tokens, config = default_token_counter(), EngineConfig()
     return [
         TurnStoreUser(FullHistory(tokens), budget), TurnStoreUser(CosineTopK(tokens, embedder), budget),
         TurnStoreUser(LexicalTopK(tokens), budget),

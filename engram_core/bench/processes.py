@@ -1,7 +1,9 @@
 """Server processes on loopback for benchmarks (and the test session): a free port, a wait, a clean stop.
 
-    with moto_server() as endpoint:      # moto's S3 server, from the test extras
+    with moto_server() as endpoint:      # moto's S3 server behind an OSS-like signature check
         ...
+    with moto_front() as front:          # the same, with the front's request counts at hand
+        front.endpoint, front.requests
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.util import find_spec
 
+from engram_core.bench.oss_front import OssFront
 from engram_core.errors import ConfigurationError, StoreError
 
 START_TIMEOUT_S = 30.0
@@ -49,8 +52,25 @@ def stop(process: subprocess.Popen, grace: float = 10.0) -> None:
 
 
 @contextmanager
+def moto_front() -> Iterator[OssFront]:
+    """moto's S3 server in its own process, behind a front that accepts only OSS V4 signatures."""
+    with _moto_process() as upstream:
+        front = OssFront(upstream).start()
+        try:
+            yield front
+        finally:
+            front.stop()
+
+
+@contextmanager
 def moto_server() -> Iterator[str]:
-    """moto's S3 server in its own process on a free loopback port; yields its endpoint URL."""
+    """The endpoint of ``moto_front()``: what an OSS client signing V4 connects to."""
+    with moto_front() as front:
+        yield front.endpoint
+
+
+@contextmanager
+def _moto_process() -> Iterator[str]:
     if find_spec("moto") is None:
         raise ConfigurationError("moto's server is needed: pip install -e '.[test]'", field="stores")
     port = free_port()

@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from engram_core.bench import conversations as data
-from engram_core.bench.baselines import System, Turn, all_systems
+from engram_core.bench.baselines import PLAIN_RETRIEVERS, System, Turn, all_systems
 from engram_core.bench.common import (
     CachingEmbedder, Figure, Report, Series, Table, bench_embedder, current_embedder_name, emit, output_options,
     parse_budgets, progress, require_plotting,
@@ -128,6 +128,26 @@ def _category_table(agg, systems: list[str], budget: int, categories: list[str])
     return Table(f"Evidence recall by category at {budget} tokens", columns, tuple(rows))
 
 
+def _margin_table(agg, systems: list[str], budgets: tuple[int, ...]) -> Table | None:  # noqa: ANN001
+    """Each Engram row against the best plain retriever (B2, B2L, B2H) at the same budget."""
+    plain = [s for s in systems if s in PLAIN_RETRIEVERS]
+    engrams = [s for s in systems if s.startswith("B3")]
+    if not plain or not engrams:
+        return None
+    rows = []
+    for budget in budgets:
+        best = max(plain, key=lambda s: agg[s][budget][OVERALL].recall if OVERALL in agg[s][budget] else -1.0)
+        base = agg[best][budget].get(OVERALL)
+        if base is None:
+            continue
+        for system in engrams:
+            mine = agg[system][budget].get(OVERALL)
+            rows.append((budget, system, best, base.recall, mine.recall if mine else None,
+                         mine.recall - base.recall if mine else None))
+    return Table("Engram against the best plain retriever (B2, B2L, B2H) at each budget",
+                 ("budget", "system", "best plain", "its recall", "Engram recall", "margin"), tuple(rows))
+
+
 def build_report(outcomes: list[Outcome], dataset: data.Dataset, budgets: tuple[int, ...],
                  settings: dict) -> Report:
     agg = aggregate(outcomes, dataset.apart)
@@ -140,6 +160,8 @@ def build_report(outcomes: list[Outcome], dataset: data.Dataset, budgets: tuple[
         _metric_table(f"Questions with all evidence present ({head})", agg, systems, budgets, OVERALL, "complete"),
         _metric_table(f"Mean context tokens used ({head})", agg, systems, budgets, OVERALL, "tokens"),
     ]
+    margins = _margin_table(agg, systems, budgets)
+    report.tables += [margins] if margins is not None else []
     report.tables += [_category_table(agg, systems, b, categories) for b in budgets]
     report.results = {s: {str(b): {c: vars(cell) for c, cell in agg[s][b].items()} for b in budgets} for s in systems}
     report.figures.append(Figure("recall", f"Evidence recall vs budget ({dataset.name})", "token budget",

@@ -26,7 +26,7 @@ from engram_core.adapters.clock import FixedClock
 from engram_core.adapters.hashing import HashingEmbedder
 from engram_core.adapters.offline_llm import OfflineLLM
 from engram_core.adapters.sqlite_store import SqliteStore
-from engram_core.adapters.tokens import ConservativeTokenCounter
+from engram_core.adapters.tokens import default_token_counter
 from engram_core.bench.common import (
     BENCH_START, Figure, Report, Series, Table, emit, machine_notes, output_options, progress, require_plotting,
 )
@@ -135,7 +135,7 @@ def measure(count: int, dim: int, queries: int, seed: int, warmup: int = 0) -> S
     fill_store(store, embedder, count, seed, config)
     fill_s = time.perf_counter() - started
     clock = FixedClock(BENCH_START)
-    engine = Engine(store, embedder=embedder, llm=OfflineLLM(), tokens=ConservativeTokenCounter(), clock=clock,
+    engine = Engine(store, embedder=embedder, llm=OfflineLLM(), tokens=default_token_counter(), clock=clock,
                     config=config)
     try:
         asks = [synthetic_sentence(rng).rstrip(".") + "?" for _ in range(1 + warmup + queries)]

@@ -32,6 +32,7 @@ import click
 
 from engram_core.bench.common import Report, Table, current_embedder_name, emit, output_options, progress
 from engram_core.bench.mcp import TENANT, fill_tenant
+from engram_core.bench.oss_front import LOOPBACK_REGION, create_bucket
 from engram_core.bench.processes import free_port, moto_server, stop
 from engram_core.bench.scale import percentile, synthetic_sentence
 from engram_core.cli.common import handle_errors
@@ -40,6 +41,7 @@ from engram_core.errors import ValidationError
 COLD_HEALTHZ_TARGET_MS = 1500.0
 WARM_RECALL_P95_TARGET_MS = 50.0
 BENCH_KEY = "egk_bench-service-key"
+BENCH_ADMIN_KEY = "egk_bench-service-admin-key"  # the lifecycle hooks need it off Function Compute
 MOTO_KEY_ID, MOTO_SECRET = "engram/bench/not/an/aws/scope", "bench-secret"  # see tests/snapshot_support.py
 START_TIMEOUT_S = 60
 
@@ -64,9 +66,9 @@ class Client:
     def __init__(self, port: int) -> None:
         self._conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
 
-    def call(self, method: str, path: str, body: dict | None = None) -> float:
+    def call(self, method: str, path: str, body: dict | None = None, key: str = BENCH_KEY) -> float:
         payload = json.dumps(body).encode() if body is not None else None
-        headers = {"Authorization": f"Bearer {BENCH_KEY}", "Content-Type": "application/json"}
+        headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
         started = time.perf_counter()
         self._conn.request(method, path, body=payload, headers=headers)
         response = self._conn.getresponse()
@@ -87,7 +89,8 @@ def _server_env(store: str, embedder: str, cache_dir: Path, extra: dict[str, str
             if not k.startswith(("ENGRAM_", "QWEN_CLOUD_", "DASHSCOPE_", "ALIBABA_CLOUD_", "FC_"))}
     keys = json.dumps([KeyEntry(tenant=TENANT, hash=hash_key(BENCH_KEY)).model_dump()])
     return {**keep, "ENGRAM_TENANT_STORE": store, "ENGRAM_EMBEDDER": embedder, "ENGRAM_PROVIDER": "offline",
-            "ENGRAM_API_KEYS": keys, "ENGRAM_RATE_BURST": "1000000", "ENGRAM_LOG_LEVEL": "WARNING",
+            "ENGRAM_API_KEYS": keys, "ENGRAM_ADMIN_KEY": BENCH_ADMIN_KEY, "ENGRAM_RATE_BURST": "1000000",
+            "ENGRAM_LOG_LEVEL": "WARNING",
             "ENGRAM_SNAPSHOT_CACHE_DIR": str(cache_dir), **extra}
 
 
@@ -120,22 +123,22 @@ def server(env: dict[str, str]) -> Iterator[tuple[int, float]]:
 
 def _publish_to_moto(endpoint: str, local_root: Path) -> tuple[str, dict[str, str]]:
     """A bucket on moto holding the filled tenant as its first generation."""
-    import oss2
-
     from engram_core.snapshots import OssSettings, open_snapshotter
     from engram_core.snapshots.codec import seal
     from engram_core.snapshots.layout import TenantKeys
 
     bucket = f"engram-bench-{random.randrange(16**8):08x}"
-    oss2.Bucket(oss2.Auth(MOTO_KEY_ID, MOTO_SECRET), endpoint, bucket).create_bucket()
+    create_bucket(endpoint, bucket, MOTO_KEY_ID, MOTO_SECRET)
     location = f"oss://{bucket}/tenants"
-    oss = OssSettings(endpoint=endpoint, access_key_id=MOTO_KEY_ID, access_key_secret=MOTO_SECRET, dialect="s3")
+    oss = OssSettings(endpoint=endpoint, access_key_id=MOTO_KEY_ID, access_key_secret=MOTO_SECRET, dialect="s3",
+                      region=LOOPBACK_REGION)
     with tempfile.TemporaryDirectory() as cache:
         from engram_core.snapshots import SnapshotSettings
 
         snapshots = open_snapshotter(location, lambda path: None, oss=oss, settings=SnapshotSettings(cache_dir=cache))
         snapshots.publish(TenantKeys(TENANT), 1, seal((local_root / TENANT / "engram.sqlite").read_bytes()))
-    env = {"ENGRAM_OSS_ENDPOINT": endpoint, "ENGRAM_OSS_DIALECT": "s3", "ENGRAM_OSS_ACCESS_KEY_ID": MOTO_KEY_ID,
+    env = {"ENGRAM_OSS_ENDPOINT": endpoint, "ENGRAM_OSS_DIALECT": "s3", "ENGRAM_OSS_REGION": LOOPBACK_REGION,
+           "ENGRAM_OSS_ACCESS_KEY_ID": MOTO_KEY_ID,
            "ENGRAM_OSS_ACCESS_KEY_SECRET": MOTO_SECRET}
     return location, env
 
@@ -143,7 +146,7 @@ def _publish_to_moto(endpoint: str, local_root: Path) -> tuple[str, dict[str, st
 def _cold(env_for, queries: list[str], budget: int) -> Cold:  # noqa: ANN001 - cache dir -> env
     with tempfile.TemporaryDirectory() as cache, server(env_for(Path(cache))) as (port, healthz_ms):
         client = Client(port)
-        initialize_ms = client.call("POST", "/initialize")
+        initialize_ms = client.call("POST", "/initialize", key=BENCH_ADMIN_KEY)
         first = client.call("POST", "/recall", {"query": queries[0], "budget_tokens": budget})
         client.close()
     return Cold(healthz_ms, initialize_ms, first)

@@ -30,6 +30,7 @@ import click
 import numpy as np
 
 from engram_core.bench.common import Report, Table, emit, output_options, progress
+from engram_core.bench.oss_front import LOOPBACK_REGION, create_bucket
 from engram_core.bench.processes import moto_server
 from engram_core.cli.common import handle_errors
 from engram_core.errors import ValidationError
@@ -69,11 +70,11 @@ def bench_engine(path: Path):  # noqa: ANN201 - Engine
     from engram_core.adapters.clock import SystemClock
     from engram_core.adapters.offline_llm import OfflineLLM
     from engram_core.adapters.sqlite_store import SqliteStore
-    from engram_core.adapters.tokens import ConservativeTokenCounter
+    from engram_core.adapters.tokens import default_token_counter
     from engram_core.engine import Engine
 
     return Engine(SqliteStore(path), embedder=DenseBenchEmbedder(), llm=OfflineLLM(),
-                  tokens=ConservativeTokenCounter(), clock=SystemClock())
+                  tokens=default_token_counter(), clock=SystemClock())
 
 
 # -- building a tenant of N memories -----------------------------------------------------
@@ -121,15 +122,13 @@ def read_one(engine):  # noqa: ANN001, ANN201 - a point read, as an API handler 
 @contextmanager
 def moto_store() -> Iterator[object]:
     """moto's S3 server on a loopback port, with a fresh bucket, through the real OssStore."""
-    import oss2
-
     from engram_core.snapshots.oss import OssStore
     from engram_core.snapshots.settings import load_oss_settings
 
     with moto_server() as endpoint:
-        oss2.Bucket(oss2.Auth(MOTO_KEY_ID, MOTO_KEY_SECRET), endpoint, "engram-bench").create_bucket()
+        create_bucket(endpoint, "engram-bench", MOTO_KEY_ID, MOTO_KEY_SECRET)
         settings = load_oss_settings(endpoint=endpoint, access_key_id=MOTO_KEY_ID,
-                                     access_key_secret=MOTO_KEY_SECRET, dialect="s3")
+                                     access_key_secret=MOTO_KEY_SECRET, dialect="s3", region=LOOPBACK_REGION)
         yield OssStore.from_settings(settings, "engram-bench", "bench")
 
 

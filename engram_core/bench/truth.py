@@ -21,7 +21,7 @@ import click
 
 from engram_core.adapters.clock import FixedClock
 from engram_core.adapters.sqlite_store import SqliteStore
-from engram_core.adapters.tokens import ConservativeTokenCounter
+from engram_core.adapters.tokens import default_token_counter
 from engram_core.bench.baselines import ENGRAM, CosineTopK, LexicalTopK, Turn
 from engram_core.bench.common import (
     BENCH_START, CachingEmbedder, bench_embedder, current_embedder_name, emit, output_options, parse_budgets,
@@ -112,7 +112,7 @@ def _baseline_items(system: CosineTopK | LexicalTopK, query: str, budget: int, a
 def run_case(case: CaseIn, embedder: CachingEmbedder, llm: LLM, budgets: tuple[int, ...]) -> CaseRun:
     turns, ended = timed_sessions(case.sessions, BENCH_START, prefix=f"{case.id}-s")
     numbers = {t.id: n for n, t in enumerate(turns, start=1)}
-    tokens = ConservativeTokenCounter()
+    tokens = default_token_counter()
     full_from = EngineConfig().full_block_from_tokens
     baselines = [CosineTopK(tokens, embedder, full_from), LexicalTopK(tokens, full_from)]
     engram = EngramUnderTest(embedder, llm, tokens, BENCH_START)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import click
 
+from engram_core.cli.common import HelpGroup
 
-@click.group()
+
+@click.group(cls=HelpGroup)
 def bench() -> None:
     """Benchmarks: run offline and deterministically; each prints a table of measured figures."""
 
@@ -18,4 +20,5 @@ def register_suites() -> None:
         bench.add_command(import_module(f"engram_core.bench.{name}").command)
 
 
-SUITES: list[str] = ["retrieval", "supersession", "truth", "scenario", "scale", "growth", "mcp", "service", "storage"]
+SUITES: list[str] = ["retrieval", "answers", "supersession", "truth", "scenario", "scale", "growth", "mcp",
+                     "service", "storage", "fanout"]

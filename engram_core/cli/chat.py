@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from engram_core.cli.common import Context, handle_errors
+from engram_core.cli.common import Context, echo, handle_errors
 from engram_core.errors import EngramError
 from engram_core.timeutil import parse_duration
 
@@ -21,27 +21,27 @@ def _run_command(ctx: Context, line: str, state: dict[str, str]) -> bool:
         return False
     if name == "advance":
         offset = engine.advance_clock(parse_duration(arg.strip() or "1d"))
-        click.echo(f"[clock +{offset.total_seconds() / 3600:g} h: {engine.now().date().isoformat()}]")
+        echo(f"[clock +{offset.total_seconds() / 3600:g} h: {engine.now().date().isoformat()}]")
     elif name == "session":
         state["session"] = arg.strip() or state["session"]
-        click.echo(f"[session {state['session']}]")
+        echo(f"[session {state['session']}]")
     elif name == "beliefs":
         for b in engine.beliefs():
-            click.echo(f"[belief] {b.statement}")
+            echo(f"[belief] {b.statement}")
     else:
-        click.echo(HELP)
+        echo(HELP)
     return True
 
 
 def _turn(ctx: Context, text: str, state: dict[str, str], budget: int, verbose: bool) -> None:
     turn = ctx.engine().chat(text, session_id=state["session"], budget_tokens=budget)
-    click.echo(f"engram> {turn.reply}")
+    echo(f"engram> {turn.reply}")
     if not verbose:
         return
     stored = [e for e in turn.write.events]
-    click.echo(f"  [recalled {len(turn.recall.items)} memories, {turn.recall.tokens_used}/{budget} tokens]")
+    echo(f"  [recalled {len(turn.recall.items)} memories, {turn.recall.tokens_used}/{budget} tokens]")
     for event in stored:
-        click.echo(f"  [{event.kind.value}] {event.memory_id or event.belief_id or ''} "
+        echo(f"  [{event.kind.value}] {event.memory_id or event.belief_id or ''} "
                    + " ".join(f"{k}={v}" for k, v in event.detail))
 
 
@@ -56,7 +56,7 @@ def chat(ctx: Context, session_id: str, budget: int, quiet: bool) -> None:
     state = {"session": session_id}
     interactive = sys.stdin.isatty()
     if interactive:
-        click.echo(f"Engram chat. {HELP}")
+        echo(f"Engram chat on {ctx.store_description()}. {HELP}")
     while True:
         line = input("you> ") if interactive else sys.stdin.readline()
         if not interactive and not line:
@@ -71,4 +71,4 @@ def chat(ctx: Context, session_id: str, budget: int, quiet: bool) -> None:
                 continue
             _turn(ctx, line, state, budget, not quiet)
         except EngramError as exc:
-            click.echo(f"engram: error: {exc.message}", err=True)
+            echo(f"engram: error: {exc.message}", err=True)

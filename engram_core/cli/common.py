@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import random
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -17,6 +19,50 @@ import click
 from engram_core.errors import BusyError, EngramError, GenerationExistsError, ValidationError
 
 EXIT_ERROR = 2
+# C0 and C1 controls but tab and newline, and the bidi controls: stored text can carry them, and a terminal
+# obeys them (set the window title, clear the screen, reorder what is shown).
+_TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """Each such character shown as ``\\uXXXX`` (still valid inside JSON strings), never sent raw."""
+    return _TERMINAL_UNSAFE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def echo(text: str = "", *, err: bool = False) -> None:
+    """``click.echo`` for anything that may hold stored text."""
+    click.echo(terminal_safe(text), err=err)
+
+
+WHOLE_SENTENCE = 10_000  # a summary limit no first sentence reaches: the help formatter wraps it instead
+
+
+class HelpGroup(click.Group):
+    """Command lists whose summaries are each command's whole first sentence, wrapped, never cut with '...'."""
+
+    group_class = type  # groups made with @group.group() are HelpGroups too
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(WHOLE_SENTENCE)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def stdout_gone() -> bool:
+    """True when click met a closed stdout outside a command (it then wraps stdout to hush the final flush)."""
+    return type(sys.stdout).__name__ == "_PacifyFlushWrapper"
+
+
+def exit_quietly() -> None:
+    """The reader has what it wanted: no error line, exit 0, and no second failure when Python flushes."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(0)
 
 
 class Context:
@@ -44,6 +90,16 @@ class Context:
             path = Path(self.store) if self.store else default_store_path()
             self._engine = self._open_engine_at(path)
         return self._engine
+
+    def store_description(self) -> str:
+        """Which store a command works on, said plainly (the default is per user, shared by every clone)."""
+        if self.store and _is_remote(self.store):
+            return f"{self.store} (tenant {self.tenant})"
+        if self.store:
+            return str(Path(self.store).resolve())
+        from engram_core.engine import default_store_path
+
+        return f"{default_store_path()} (the per-user default: --store or ENGRAM_STORE for another)"
 
     def snapshotter(self):  # noqa: ANN201 - Snapshotter over --store (oss:// or a snapshot directory)
         from engram_core.snapshots import open_snapshotter
@@ -105,7 +161,7 @@ def _is_remote(store: str) -> bool:
 
 
 def fail(message: str) -> None:
-    click.echo(f"engram: error: {message}", err=True)
+    echo(f"engram: error: {message}", err=True)
     sys.exit(EXIT_ERROR)
 
 
@@ -132,6 +188,8 @@ def handle_errors(command: Callable | None = None, *, replay: bool = True) -> Ca
         except EngramError as exc:
             field = f" (field: {exc.field})" if exc.field else ""
             fail(f"{exc.message}{field}")
+        except BrokenPipeError:  # the only pipe a command writes to is stdout: `engram events | head`
+            exit_quietly()
         except OSError as exc:
             fail(f"{exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}".rstrip(": "))
 
@@ -139,11 +197,11 @@ def handle_errors(command: Callable | None = None, *, replay: bool = True) -> Ca
 
 
 def print_json(value: object) -> None:
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+    echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 
 def echo_events(events: list[dict]) -> None:
     for event in events:
         detail = ", ".join(f"{k}={v}" for k, v in event["detail"].items())
         target = event["memory_id"] or event["belief_id"] or event["message_id"] or ""
-        click.echo(f"  {event['kind']:<12} {target} {detail}".rstrip())
+        echo(f"  {event['kind']:<12} {target} {detail}".rstrip())

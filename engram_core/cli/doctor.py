@@ -41,12 +41,14 @@ def _store_check(path: Path, providers: Providers) -> dict[str, object]:
     store = SqliteStore(path)
     try:
         stored = store.get_meta(EMBEDDER_KEY)
+        unreadable = store.unreadable_rows()
     finally:
         store.close()
     active = f"{providers.embedder.model_id}:{providers.embedder.dim}"
     verdict = "ok" if stored in (None, active) else "mismatch: run `engram reembed` or switch the embedder back"
+    # Rows that cannot be read back are skipped by every read; `engram forget ID [--purge]` removes one.
     return {"path": str(path), "exists": True, "vectors_from": stored, "active_embedder": active,
-            "embedder_check": verdict}
+            "embedder_check": verdict, "unreadable": unreadable}
 
 
 def _version(package: str) -> str:

@@ -6,7 +6,16 @@ import sys
 
 import click
 
-from engram_core.cli.common import Context, echo_events, handle_errors, print_json
+from engram_core.cli.common import (
+    Context,
+    HelpGroup,
+    echo,
+    echo_events,
+    exit_quietly,
+    handle_errors,
+    print_json,
+    stdout_gone,
+)
 from engram_core.cli.doctor import echo_usage
 from engram_core.timeutil import parse_duration
 from engram_core.views import (
@@ -16,7 +25,7 @@ from engram_core.views import (
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=HelpGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--store", envvar="ENGRAM_STORE", metavar="PATH",
               help="SQLite store file, or oss://bucket/prefix for snapshot storage (default: a per-user "
                    "data dir; env ENGRAM_STORE).")
@@ -73,31 +82,36 @@ def remember(ctx: Context, text: str, kind: str, importance: float | None, sessi
 @click.argument("query")
 @click.option("--budget", "budget", default=1024, show_default=True, type=int, help="Hard token budget.")
 @click.option("--as-of", "as_of", help="Recall as it would have been at this date (no reinforcement).")
-@click.option("--no-reinforce", is_flag=True, help="Do not reinforce what is recalled.")
+@click.option("--no-reinforce", is_flag=True, help="Only look: do not reinforce (as HTTP POST /recall).")
 @json_option
 @pass_engine
 @handle_errors
 def recall(ctx: Context, query: str, budget: int, as_of: str | None, no_reinforce: bool, as_json: bool) -> None:
-    """Recall memories for QUERY, packed under the budget."""
+    """Recall memories for QUERY, packed under the budget.
+
+    This command reinforces what it packs by default, as a chat turn does (the packed memories fade more
+    slowly from now on); --no-reinforce only looks. The HTTP API's POST /recall and the board never
+    reinforce: only a chat turn, which hands the block to a model, does there.
+    """
     result = ctx.engine().recall(query, budget, as_of=as_of, reinforce=not no_reinforce)
     if as_json:
         print_json(recall_view(result))
         return
-    click.echo(result.render() or "(nothing recalled)")
-    click.echo(f"\n{len(result.items)} memories, {result.tokens_used}/{result.budget_tokens} tokens")
+    echo(result.render() or "(nothing recalled)")
+    echo(f"\n{len(result.items)} memories, {result.tokens_used}/{result.budget_tokens} tokens")
     for item in result.items:
         s = item.score
-        click.echo(f"  {item.memory_id} score={s.score:.3f} sim={s.similarity:.2f} lex={s.lexical:.2f} "
+        echo(f"  {item.memory_id} score={s.score:.3f} sim={s.similarity:.2f} lex={s.lexical:.2f} "
                    f"imp={s.importance:.2f} rec={s.recency:.2f} ret={s.retention:.2f} tokens={item.tokens}")
 
 
 def _echo_beliefs(beliefs: list) -> None:
     if not beliefs:
-        click.echo("(no beliefs)")
+        echo("(no beliefs)")
     for b in beliefs:
         until = b.valid_to.date().isoformat() if b.valid_to else "now"
         mark = "" if b.is_current() else f"  [superseded by {b.superseded_by}]" if b.superseded_by else "  [retired]"
-        click.echo(f"{b.subject} {b.predicate} = {b.object}  ({b.valid_from.date().isoformat()} .. {until}){mark}")
+        echo(f"{b.subject} {b.predicate} = {b.object}  ({b.valid_from.date().isoformat()} .. {until}){mark}")
 
 
 @cli.command()
@@ -130,7 +144,7 @@ def history(ctx: Context, subject: str, predicate: str | None, as_json: bool) ->
 def sweep(ctx: Context, as_json: bool) -> None:
     """Mark faded memories as decayed (out of recall, never deleted)."""
     events = [event_view(e) for e in ctx.engine().sweep()]
-    print_json(events) if as_json else (echo_events(events), click.echo(f"{len(events)} decayed"))
+    print_json(events) if as_json else (echo_events(events), echo(f"{len(events)} decayed"))
 
 
 @cli.command()
@@ -140,7 +154,7 @@ def sweep(ctx: Context, as_json: bool) -> None:
 def sleep(ctx: Context, as_json: bool) -> None:
     """Sleep cycle: decay sweep, then faded groups become gists; originals archived."""
     view = write_view(ctx.engine().sleep())
-    print_json(view) if as_json else (echo_events(view["events"]), click.echo(f"{len(view['memories'])} gists"))
+    print_json(view) if as_json else (echo_events(view["events"]), echo(f"{len(view['memories'])} gists"))
 
 
 @cli.command()
@@ -170,11 +184,11 @@ def dream(ctx: Context, proposal_id: str | None, approve: tuple[str, ...], as_js
     if as_json:
         print_json(view)
         return
-    click.echo(f"proposal {view['id']}: {len(view['actions'])} actions, {len(view['rejected'])} rejected")
+    echo(f"proposal {view['id']}: {len(view['actions'])} actions, {len(view['rejected'])} rejected")
     for a in view["actions"]:
-        click.echo(f"  {a['id']}: {a['action']} {', '.join(a['memory_ids'])} {a['reason']}".rstrip())
+        echo(f"  {a['id']}: {a['action']} {', '.join(a['memory_ids'])} {a['reason']}".rstrip())
     for r in view["rejected"]:
-        click.echo(f"  rejected: {r}")
+        echo(f"  rejected: {r}")
 
 
 @cli.command()
@@ -207,7 +221,7 @@ def export_cmd(ctx: Context, output) -> None:  # noqa: ANN001 - click file
 def import_cmd(ctx: Context, source) -> None:  # noqa: ANN001 - click file
     """Import an export file (all or nothing)."""
     counts = ctx.engine().import_lines(source)
-    click.echo("imported " + ", ".join(f"{n} {kind}s" for kind, n in counts.items()))
+    echo("imported " + ", ".join(f"{n} {kind}s" for kind, n in counts.items()))
 
 
 @cli.command()
@@ -221,10 +235,28 @@ def stats(ctx: Context, as_json: bool) -> None:
         print_json(data)
         return
     usage = data.pop("usage", None)
-    for key, value in data.items():
-        click.echo(f"{key}: {value}")
+    echo_stats(ctx.store_description(), data)
     if usage:
         echo_usage(usage)
+
+
+def echo_stats(store: str, data: dict) -> None:
+    """``engram stats`` for people: one aligned line per fact, counts in words."""
+    counts = data.get("memories", {})
+    beliefs = data.get("beliefs", {})
+    rows = [
+        ("store", store),
+        ("memories", ", ".join(f"{n} {status}" for status, n in counts.items()) or "none"),
+        ("beliefs", f"{beliefs.get('current', 0)} current of {beliefs.get('total', 0)}"),
+        ("messages", str(data.get("messages", 0))),
+        ("schema", f"version {data.get('schema_version')}"),
+        ("embedder", str(data.get("embedder"))),
+        ("llm", str(data.get("llm"))),
+        ("tokens", str(data.get("token_counter"))),
+        ("clock", f"{data.get('now')} (offset {data.get('clock_offset_hours', 0):g} h)"),
+    ]
+    for label, value in rows:
+        echo(f"{label + ':':<10} {value}")
 
 
 @cli.command()
@@ -244,7 +276,7 @@ def memories(ctx: Context, status: tuple[str, ...], kind: tuple[str, ...], text:
         print_json([memory_view(m) for m in found])
         return
     for m in found:
-        click.echo(f"{m.id} [{m.kind.value}/{m.status.value}] imp={m.importance:.2f} {m.text[:80]}")
+        echo(f"{m.id} [{m.kind.value}/{m.status.value}] imp={m.importance:.2f} {m.text[:80]}")
 
 
 @cli.command()
@@ -259,7 +291,7 @@ def events(ctx: Context, since: str | None, limit: int, as_json: bool) -> None:
     print_json(found) if as_json else echo_events(found)
 
 
-@cli.group()
+@cli.group(cls=HelpGroup)
 def clock() -> None:
     """Show or move this store's clock (to see weeks of decay in minutes)."""
 
@@ -272,7 +304,7 @@ def clock_show(ctx: Context, as_json: bool) -> None:
     """Print the store's current time and offset."""
     engine = ctx.engine()
     data = {"now": engine.now().isoformat(), "offset_hours": engine.clock_offset().total_seconds() / 3600}
-    print_json(data) if as_json else click.echo(f"now {data['now']} (offset {data['offset_hours']:g} h)")
+    print_json(data) if as_json else echo(f"now {data['now']} (offset {data['offset_hours']:g} h)")
 
 
 @clock.command(name="advance")
@@ -282,7 +314,7 @@ def clock_show(ctx: Context, as_json: bool) -> None:
 def clock_advance(ctx: Context, duration: str) -> None:
     """Move the clock forward by DURATION (e.g. 36h, 3d, 3w)."""
     offset = ctx.engine().advance_clock(parse_duration(duration))
-    click.echo(f"clock offset is now {offset.total_seconds() / 3600:g} h; now {ctx.engine().now().isoformat()}")
+    echo(f"clock offset is now {offset.total_seconds() / 3600:g} h; now {ctx.engine().now().isoformat()}")
 
 
 def _register_more() -> None:
@@ -310,7 +342,12 @@ _register_more()
 
 
 def main() -> None:
-    cli(prog_name="engram")
+    try:
+        cli(prog_name="engram")
+    except SystemExit as done:
+        if done.code == 1 and stdout_gone():  # click's own output (help) met a closed pipe
+            exit_quietly()
+        raise
 
 
 if __name__ == "__main__":

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from engram_core.cli.common import Context, handle_errors
+from engram_core.cli.common import Context, HelpGroup, handle_errors
 
 
-@click.group(name="mcp", invoke_without_command=True)
+@click.group(name="mcp", cls=HelpGroup, invoke_without_command=True)
 @click.option("--store", "location", envvar="ENGRAM_TENANT_STORE", metavar="DIR|oss://BUCKET/PREFIX",
               help="Where tenants live: a directory (one SQLite per tenant) or oss://bucket/prefix "
                    "(env ENGRAM_TENANT_STORE; default: 'tenants' in the per-user data dir).")
@@ -23,7 +23,7 @@ from engram_core.cli.common import Context, handle_errors
 @handle_errors
 def mcp(ctx: click.Context, location: str | None, tenant: str, http_address: str | None, keys_file: str | None,
         api_keys: str | None) -> None:
-    """Serve Engram's memory tools (engram_recall, engram_remember, ...) to an MCP client."""
+    """Serve Engram's memory tools (engram_recall, engram_remember and the rest) to an MCP client."""
     if ctx.invoked_subcommand is not None:
         return
     from engram_core.mcp.server import serve

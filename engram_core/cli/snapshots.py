@@ -6,13 +6,13 @@ from datetime import datetime, timezone
 
 import click
 
-from engram_core.cli.common import Context, handle_errors, print_json
+from engram_core.cli.common import Context, HelpGroup, handle_errors, print_json
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 pass_context = click.make_pass_decorator(Context)
 
 
-@click.group()
+@click.group(cls=HelpGroup)
 def snapshots() -> None:
     """A tenant's snapshot generations in --store (oss://bucket/prefix, or a local snapshot directory)."""
 

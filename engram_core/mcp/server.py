@@ -6,6 +6,7 @@ with a bearer API key and runs each call on that key's tenant only.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,10 @@ TOOL_TABLE: tuple[tuple[str, str, ToolAnnotations], ...] = (
     ("engram_dream", "dream", _ADD),
     ("engram_dream_apply", "dream_apply", _CHANGE),
 )
+# The tools that may call a model (or, like the HTTP API's /dream/apply, sit on that path): a gate such as
+# a rate limit runs before them when one is given.
+MODEL_CALLING_TOOLS = frozenset({"engram_remember", "engram_import", "engram_sleep", "engram_dream",
+                                 "engram_dream_apply"})
 
 
 @dataclass(frozen=True)
@@ -97,8 +102,20 @@ def _add_resources(server: MCPServer, tools: MemoryTools) -> None:
         return _resource_text(lambda: tools.recall_context(query))
 
 
-def build_server(tools: MemoryTools, auth: HttpAuth | None = None) -> MCPServer:
-    """Register every ``engram_*`` tool (schemas from the type hints) and the memory-context resources."""
+def _gated(tool: Callable, gate: Callable[[], None]) -> Callable:
+    """The same tool (signature, schema, description) with ``gate`` run first; a gate refuses with ToolError."""
+    @functools.wraps(tool)
+    def run(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        gate()
+        return tool(*args, **kwargs)
+
+    return run
+
+
+def build_server(tools: MemoryTools, auth: HttpAuth | None = None,
+                 gate: Callable[[], None] | None = None) -> MCPServer:
+    """Register every ``engram_*`` tool (schemas from the type hints) and the memory-context resources;
+    ``gate`` runs before each model-calling tool."""
     from engram_core import __version__
 
     options = {}
@@ -107,7 +124,10 @@ def build_server(tools: MemoryTools, auth: HttpAuth | None = None) -> MCPServer:
                    "auth": AuthSettings(issuer_url=auth.base_url, resource_server_url=None)}
     server = MCPServer("engram", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING", **options)
     for name, method, hints in TOOL_TABLE:
-        server.add_tool(getattr(tools, method), name=name, annotations=hints)
+        tool = getattr(tools, method)
+        if gate is not None and name in MODEL_CALLING_TOOLS:
+            tool = _gated(tool, gate)
+        server.add_tool(tool, name=name, annotations=hints)
     _add_resources(server, tools)
     return server
 

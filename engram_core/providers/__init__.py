@@ -77,6 +77,11 @@ def _pick_embedder(settings: ProviderSettings, embedder: Embedder | str | None,
     return default_embedder("minilm"), _offline_reason(settings) + ": local MiniLM"
 
 
+def embedder_is_hosted(embedder: str | None, settings: ProviderSettings | None = None) -> bool:
+    """Would this embedder choice call a hosted model (Qwen Cloud's) for each text it embeds?"""
+    return embedder == QWEN_EMBEDDER or (embedder is None and (settings or load_settings()).qwen_active)
+
+
 def build_providers(settings: ProviderSettings | None = None, *, embedder: Embedder | str | None = None,
                     llm: LLM | None = None) -> Providers:
     """Qwen for whatever the caller did not pass in, when a key is set (and not ENGRAM_PROVIDER=offline)."""

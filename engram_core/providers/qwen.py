@@ -16,7 +16,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ValidationError
 
-from engram_core.adapters.tokens import ConservativeTokenCounter
+from engram_core.adapters.tokens import default_token_counter
 from engram_core.errors import ProviderError
 from engram_core.model import Belief, CallOutcome, CallPurpose, FactDraft
 from engram_core.ports import TokenCounter
@@ -91,7 +91,7 @@ class QwenLLM:
         self.cheap = settings.llm_cheap_model
         self.strong = settings.llm_strong_model
         self.model_id = f"{self.cheap}+{self.strong}"
-        self._tokens = tokens or ConservativeTokenCounter()
+        self._tokens = tokens or default_token_counter()
 
     # -- the LLM port ---------------------------------------------------------------------
     def assess(self, text: str, speaker: str, occurred_at: datetime) -> str:
@@ -117,6 +117,15 @@ class QwenLLM:
         if not answer:
             raise ProviderError(f"reply model {self.strong} returned no answer text")
         return answer
+
+    # -- whole conversations (the OpenAI-compatible endpoint) ------------------------------------
+    def served_models(self) -> list[str]:
+        return [self.strong, self.cheap]
+
+    def conversation_model(self, requested: str):  # noqa: ANN201 - a ForwardingModel
+        from engram_core.providers.forward import ForwardingModel
+
+        return ForwardingModel(self, requested)
 
     # -- bookkeeping: JSON at temperature 0, one repair at most ---------------------------------
     def _bookkeeping_options(self) -> dict:

@@ -58,9 +58,11 @@ def open_snapshotter(location: str | Path, open_engine: Callable[[Path], "Engine
                      store: SnapshotStore | None = None) -> Snapshotter:
     from engram_core.snapshots.cache import WarmCache
 
+    from engram_core.snapshots.settings import budget_of
+
     settings = settings or load_snapshot_settings()
     store = store or open_snapshot_store(location, oss)
-    cache = WarmCache(settings.cache_dir or default_cache_dir(), store.location, settings.cache_mb * MIB)
+    cache = WarmCache(settings.cache_dir or default_cache_dir(), store.location, budget_of(settings).cache_mb * MIB)
     return Snapshotter(
         store, open_engine, cache,
         retention=RetentionPolicy(settings.keep, timedelta(seconds=settings.grace_seconds)),

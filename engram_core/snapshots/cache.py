@@ -9,6 +9,7 @@ and evicts the least recently used tenant first.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import tempfile
@@ -16,6 +17,8 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from engram_core.private_files import PRIVATE_FILE, private_dir
 
 _CACHED = re.compile(r"^(\d{12})\.sqlite$")
 STALE_WORKSPACE_SECONDS = 6 * 3600
@@ -47,7 +50,8 @@ class WarmCache:
         self.work = self.root / "work"
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
-        self.work.mkdir(parents=True, exist_ok=True)
+        private_dir(self.root)
+        private_dir(self.work)
         self._sweep_stale_workspaces()
 
     def _tenant_dir(self, tenant: str) -> Path:
@@ -70,6 +74,7 @@ class WarmCache:
                 pin.hardlink_to(entry.path)
             entry.path.touch()  # the mtime is the LRU clock
             shutil.copyfile(pin, dest)
+            os.chmod(dest, PRIVATE_FILE)
         except FileNotFoundError:
             return False
         finally:
@@ -80,7 +85,8 @@ class WarmCache:
         """Move a finished SQLite file in as this tenant's cached generation; older ones go."""
         target = self._tenant_dir(tenant) / f"{generation:012d}.sqlite"
         with self._lock:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(target.parent)
+            os.chmod(source, PRIVATE_FILE)
             source.replace(target)
             newest = max(e.generation for e in self._entries(tenant))
             for entry in self._entries(tenant):
@@ -94,8 +100,8 @@ class WarmCache:
             shutil.rmtree(self._tenant_dir(tenant), ignore_errors=True)
 
     def workspace(self) -> Path:
-        """A private directory for one working copy, on the cache's file system."""
-        return Path(tempfile.mkdtemp(prefix="ws-", dir=self.work))
+        """A private directory for one working copy, on the cache's file system, named after this process."""
+        return Path(tempfile.mkdtemp(prefix=f"ws-{os.getpid()}-", dir=self.work))
 
     def _cached_files(self) -> list[tuple[float, int, Path]]:
         """(last use, size, path) of every cached generation of every store under the root."""
@@ -123,11 +129,26 @@ class WarmCache:
                 total -= size
 
     def _sweep_stale_workspaces(self) -> None:
-        """Working copies left behind by a process that died mid-operation (untouched for hours)."""
+        """Working copies left behind by a process that died mid-operation: at once when the process that
+        made one is gone, and after hours untouched whatever made it."""
         cutoff = time.time() - STALE_WORKSPACE_SECONDS
         for folder in self.work.glob("ws-*"):
-            if _last_touched(folder) < cutoff:
+            if _owner_gone(folder.name) or _last_touched(folder) < cutoff:
                 shutil.rmtree(folder, ignore_errors=True)
+
+
+def _owner_gone(name: str) -> bool:
+    """Is the process that made workspace ``ws-<pid>-...`` gone? (A reused pid keeps it until the hours pass.)"""
+    pid = name.split("-")[1] if name.count("-") >= 2 else ""
+    if not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
 
 
 def _last_touched(folder: Path) -> float:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import zstandard
 
-from engram_core.errors import CorruptSnapshotError
+from engram_core.errors import CorruptSnapshotError, SchemaTooNewError
 
 CODEC = "zstd"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -34,6 +34,18 @@ class Sealed:
 def schema_of(raw: bytes) -> int:
     """SQLite keeps ``PRAGMA user_version`` at bytes 60..63 of the header, big-endian."""
     return int.from_bytes(raw[60:64], "big") if len(raw) >= 100 else 0
+
+
+def check_schema(raw: bytes, metadata: Mapping[str, str], where: str, latest: int) -> None:
+    """The header's schema must be the one its writer sealed (else the bytes are damaged: quarantine),
+    and not newer than this Engram (then it is refused, never downgraded, and left as it is)."""
+    header, sealed = schema_of(raw), metadata.get("schema", "")
+    if sealed.isdigit() and int(sealed) != header:
+        raise CorruptSnapshotError(f"{where}: the file header says schema v{header}, its writer sealed "
+                                   f"v{sealed}: the header is damaged")
+    if header > latest:
+        raise SchemaTooNewError(f"{where} has schema v{header}, newer than this Engram "
+                                f"(v{latest}); upgrade Engram (it is never downgraded)")
 
 
 def seal(raw: bytes, level: int = DEFAULT_LEVEL) -> Sealed:

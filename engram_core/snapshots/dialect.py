@@ -44,10 +44,11 @@ class Dialect:
     def is_conflict(self, status: int, code: str) -> bool:
         return status == self.conflict_status and code == self.conflict_code
 
-    def listing(self, bucket: oss2.Bucket, prefix: str, start_after: str = "") -> Iterator[Listed]:
+    def listing(self, bucket: oss2.Bucket, prefix: str, start_after: str = "", page: int = 1000) -> Iterator[Listed]:
+        """Lazily, ``page`` keys per request (1,000 at most, as both services allow)."""
         if self.name == "oss":
-            return _oss_listing(bucket, prefix, start_after)
-        return _s3_listing(bucket, prefix, start_after)
+            return _oss_listing(bucket, prefix, start_after, page)
+        return _s3_listing(bucket, prefix, start_after, page)
 
 
 OSS = Dialect("oss", ("x-oss-forbid-overwrite", "true"), 409, "FileAlreadyExists", "x-oss-meta-")
@@ -62,15 +63,15 @@ def dialect_named(name: str) -> Dialect:
         raise ConfigurationError(f"unknown object store dialect {name!r}; use oss or s3", field="dialect") from exc
 
 
-def _oss_listing(bucket: oss2.Bucket, prefix: str, start_after: str) -> Iterator[Listed]:
-    for info in oss2.ObjectIterator(bucket, prefix=prefix, marker=start_after, max_keys=1000):
+def _oss_listing(bucket: oss2.Bucket, prefix: str, start_after: str, page: int) -> Iterator[Listed]:
+    for info in oss2.ObjectIterator(bucket, prefix=prefix, marker=start_after, max_keys=page):
         yield info.key, int(info.size), datetime.fromtimestamp(info.last_modified, timezone.utc)
 
 
-def _s3_listing(bucket: oss2.Bucket, prefix: str, start_after: str) -> Iterator[Listed]:
+def _s3_listing(bucket: oss2.Bucket, prefix: str, start_after: str, page: int) -> Iterator[Listed]:
     token = ""
     while True:
-        params = {"list-type": "2", "prefix": prefix, "max-keys": "1000"}
+        params = {"list-type": "2", "prefix": prefix, "max-keys": str(page)}
         if token:
             params["continuation-token"] = token
         elif start_after:

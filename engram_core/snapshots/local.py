@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from engram_core.errors import CorruptSnapshotError, GenerationExistsError, StoreError, ValidationError
+from engram_core.private_files import PRIVATE_FILE, private_dir
 from engram_core.snapshots.ports import ObjectInfo, StoredObject
 
 _MAGIC = b"ENGRAM-OBJ1\n"
@@ -63,9 +64,9 @@ class LocalDirStore:
         return self.root / key
 
     def _write_temp(self, final: Path, blob: bytes) -> Path:
-        final.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(final.parent)
         temp = final.parent / f".{final.name}.{uuid.uuid4().hex}.tmp"
-        with open(temp, "wb") as handle:
+        with os.fdopen(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE), "wb") as handle:
             handle.write(blob)
             handle.flush()
             os.fsync(handle.fileno())
@@ -125,7 +126,7 @@ class LocalDirStore:
         except ValueError:
             return {}
 
-    def list(self, prefix: str, start_after: str = "") -> list[ObjectInfo]:
+    def list(self, prefix: str, start_after: str = "", limit: int | None = None) -> list[ObjectInfo]:
         base = self.root / prefix.rpartition("/")[0] if "/" in prefix else self.root
         found = []
         for dirpath, _dirs, files in os.walk(base):
@@ -133,7 +134,7 @@ class LocalDirStore:
                 key = (Path(dirpath) / name).relative_to(self.root).as_posix()
                 if key.startswith(prefix) and key > start_after and (info := self._info(key)) is not None:
                     found.append(info)
-        return sorted(found, key=lambda i: i.key)
+        return sorted(found, key=lambda i: i.key)[:limit]
 
     def _info(self, key: str) -> ObjectInfo | None:
         if not _KEY.match(key):  # temp files start with a dot

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from itertools import islice
 
 import oss2
 import requests
@@ -32,19 +33,20 @@ def _quiet_sdk_debug_log() -> None:
         sdk.setLevel(logging.INFO)
 
 
-def make_auth(settings: OssSettings) -> oss2.Auth | oss2.StsAuth | oss2.AuthV4:
+def make_auth(settings: OssSettings) -> oss2.StsAuth | oss2.AuthV4:
+    """Always signature V4: OSS refuses V1 for new accounts (since 2025-03) and new buckets (since 2025-09)."""
     key_id, secret = settings.require_keys()
-    v4 = settings.region is not None
     if settings.security_token is not None:
-        version = oss2.AUTH_VERSION_4 if v4 else oss2.AUTH_VERSION_1
-        return oss2.StsAuth(key_id, secret, settings.security_token.get_secret_value(), auth_version=version)
-    return oss2.AuthV4(key_id, secret) if v4 else oss2.Auth(key_id, secret)
+        return oss2.StsAuth(key_id, secret, settings.security_token.get_secret_value(),
+                            auth_version=oss2.AUTH_VERSION_4)
+    return oss2.AuthV4(key_id, secret)
 
 
 def open_bucket(settings: OssSettings, bucket: str) -> oss2.Bucket:
     _quiet_sdk_debug_log()
+    region = settings.signing_region()
     try:
-        return oss2.Bucket(make_auth(settings), settings.require_endpoint(), bucket, region=settings.region,
+        return oss2.Bucket(make_auth(settings), settings.require_endpoint(), bucket, region=region,
                            connect_timeout=settings.connect_timeout)
     except oss2.exceptions.ClientError as exc:
         raise ValidationError(f"invalid object store endpoint or bucket: {exc.body}", field="ENGRAM_OSS_ENDPOINT") from exc
@@ -117,10 +119,11 @@ class OssStore:
         with self._translated("write", key):
             self._bucket.put_object(self._full(key), data, headers=self._dialect.metadata_headers(metadata))
 
-    def list(self, prefix: str, start_after: str = "") -> list[ObjectInfo]:
+    def list(self, prefix: str, start_after: str = "", limit: int | None = None) -> list[ObjectInfo]:
         start, after = len(self._prefix), self._full(start_after) if start_after else ""
         with self._translated("list", prefix or "/"):
-            listed = self._dialect.listing(self._bucket, self._full(prefix), after)
+            page = min(limit, 1000) if limit else 1000
+            listed = islice(self._dialect.listing(self._bucket, self._full(prefix), after, page), limit)
             found = [ObjectInfo(key[start:], size, modified) for key, size, modified in listed]
         return sorted(found, key=lambda info: info.key)
 

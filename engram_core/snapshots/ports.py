@@ -49,9 +49,9 @@ class SnapshotStore(Protocol):
         """Write or replace (only for small advisory objects such as the latest-generation hint)."""
         ...
 
-    def list(self, prefix: str, start_after: str = "") -> list[ObjectInfo]:
+    def list(self, prefix: str, start_after: str = "", limit: int | None = None) -> list[ObjectInfo]:
         """Every object whose key starts with ``prefix`` (and sorts after ``start_after``), in key
-        order; metadata is left empty."""
+        order; metadata is left empty. With ``limit``, only the first ones (one request per 1,000)."""
         ...
 
     def delete(self, keys: Sequence[str]) -> None:

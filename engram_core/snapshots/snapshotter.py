@@ -27,12 +27,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from engram_core.adapters.sqlite_store import LATEST_SCHEMA
 from engram_core.errors import (
-    BusyError, CorruptSnapshotError, EngramError, GenerationExistsError, SchemaTooNewError, StoreError,
+    BusyError, CorruptSnapshotError, EngramError, GenerationExistsError, StoreError,
 )
+from engram_core.private_files import write_private
 from engram_core.snapshots import sqlite_files
 from engram_core.snapshots.batch import Lane, Ticket, abandon
 from engram_core.snapshots.cache import CachedGeneration, WarmCache
-from engram_core.snapshots.codec import DEFAULT_LEVEL, Sealed, schema_of, seal, unseal
+from engram_core.snapshots.codec import DEFAULT_LEVEL, Sealed, check_schema, seal, unseal
 from engram_core.snapshots.layout import TenantKeys, generation_of, parse_hint, tenant_of
 from engram_core.snapshots.ports import SnapshotStore, StoredObject
 from engram_core.snapshots.retention import RetentionPolicy
@@ -155,6 +156,8 @@ class Snapshotter:
         self._bad: set[tuple[str, int]] = set()
         self._lanes: dict[str, Lane] = {}
         self._lanes_guard = threading.Lock()
+        # Called with the tenant before its first generation is written (the due index registers it there).
+        self.on_new_tenant: Callable[[str], None] | None = None
 
     # -- the use case ---------------------------------------------------------------
     def run(self, tenant: str, operation: Callable[["Engine"], T], *, write: bool = True) -> T:
@@ -325,11 +328,9 @@ class Snapshotter:
             return None
         where = f"{tenant} generation {number}"
         raw = unseal(found.data, found.metadata, where)
-        if schema_of(raw) > LATEST_SCHEMA:
-            raise SchemaTooNewError(f"{where} has schema v{schema_of(raw)}, newer than this Engram "
-                                    f"(v{LATEST_SCHEMA}); upgrade Engram (it is never downgraded)")
-        dest.write_bytes(raw)
-        sqlite_files.quick_check(dest, where)
+        write_private(dest, raw)
+        sqlite_files.quick_check(dest, where)  # integrity first: a damaged header is damage, not a newer schema
+        check_schema(raw, found.metadata, where, LATEST_SCHEMA)
         return found
 
     def _quarantine(self, keys: TenantKeys, number: int, exc: CorruptSnapshotError) -> None:
@@ -346,6 +347,8 @@ class Snapshotter:
     # -- committing ---------------------------------------------------------------------
     def _commit(self, checkout: Checkout, purge: bool) -> CommitResult:
         keys, target = checkout.keys, checkout.base.next_generation
+        if target == 1 and self.on_new_tenant is not None:
+            self.on_new_tenant(keys.tenant)  # first, so a tenant never exists without its schedule
         sqlite_files.finalize(checkout.path, vacuum=purge)
         sealed = seal(checkout.path.read_bytes(), self._level)
         self.publish(keys, target, sealed, force_hint=purge)

@@ -1,0 +1,57 @@
+"""The snapshot cache and the read replicas are bounded by the instance's disk (FC's diskSize)."""
+
+from __future__ import annotations
+
+import pytest
+from deploy_support import functions
+from snapshot_support import hashing_engine, remember
+
+from engram_core.errors import ConfigurationError
+from engram_core.snapshots.disk import disk_budget
+from engram_core.snapshots.settings import budget_of, load_snapshot_settings
+from engram_core.tenancy_snapshots import SnapshotTenantStores
+
+
+@pytest.mark.parametrize("disk_mb", [512, 10240])
+def test_the_shares_add_up_to_the_disk_and_leave_room_for_operations(disk_mb: int) -> None:
+    budget = disk_budget(disk_mb)
+    assert budget.reserve_mb + budget.cache_mb + budget.replica_mb + budget.in_flight_mb == disk_mb
+    assert budget.in_flight_mb >= budget.cache_mb  # a write's working copy and upload fit beside a full cache
+    assert budget.cache_mb < disk_mb // 3
+
+
+def test_on_fcs_smallest_disk_the_default_cache_shrinks_to_fit() -> None:
+    assert disk_budget(512).cache_mb == 134 and disk_budget(512).replica_mb == 134  # was 512 MiB of cache alone
+    assert disk_budget(None).cache_mb == 512 and disk_budget(None).replica_mb is None  # no disk given: as before
+
+
+def test_an_explicit_cache_that_cannot_fit_is_a_start_up_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ENGRAM_DISK_MB", "512")
+    monkeypatch.setenv("ENGRAM_SNAPSHOT_CACHE_MB", "512")
+    with pytest.raises(ConfigurationError, match="does not fit ENGRAM_DISK_MB=512"):
+        budget_of(load_snapshot_settings())
+    monkeypatch.setenv("ENGRAM_SNAPSHOT_CACHE_MB", "100")
+    assert budget_of(load_snapshot_settings()).cache_mb == 100
+
+
+def test_s_yaml_gives_every_function_a_budget_its_disk_can_hold() -> None:
+    for props in functions().values():
+        settings = load_snapshot_settings(disk_mb=int(props["environmentVariables"]["ENGRAM_DISK_MB"]))
+        budget = budget_of(settings)
+        assert budget.disk_mb == props["diskSize"]
+        assert budget.cache_mb + budget.replica_mb + budget.reserve_mb < props["diskSize"]
+
+
+def test_read_replicas_beyond_their_share_of_the_disk_are_let_go(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setenv("ENGRAM_SNAPSHOT_CACHE_DIR", str(tmp_path / "cache"))
+    stores = SnapshotTenantStores(str(tmp_path / "store"), hashing_engine, replica_bytes=1)  # any replica is over
+    for tenant in ("alice", "bob", "carol"):
+        stores.run(tenant, remember(f"{tenant} likes tea"), write=True)
+        assert stores.run(tenant, lambda e: len(e.memories()), write=False) == 1
+    assert list(stores._replicas) == ["carol"]  # noqa: SLF001 - only the one in use stays
+    roomy = SnapshotTenantStores(str(tmp_path / "store"), hashing_engine, replica_bytes=1 << 30)
+    for tenant in ("alice", "bob", "carol"):
+        roomy.run(tenant, lambda e: len(e.memories()), write=False)
+    assert list(roomy._replicas) == ["alice", "bob", "carol"]  # noqa: SLF001
+    stores.close()
+    roomy.close()

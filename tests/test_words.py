@@ -1,0 +1,34 @@
+"""Content words, the light stem, and when a fact may stand in for the sentence it came from."""
+
+from __future__ import annotations
+
+from engram_core.words import STOP_WORDS, carries, content_words, meaning, stem
+
+
+def test_stop_words_are_not_content() -> None:
+    assert content_words("Book a team dinner for Friday".split()) == ["book", "team", "dinner", "friday"]
+    assert content_words(["What", "is", "it"]) == []
+    assert {"a", "the", "my", "i"} <= STOP_WORDS
+
+
+def test_stem_meets_restatements() -> None:
+    assert stem("lives") == stem("live") == stem("lived") == stem("living")
+    assert meaning("I live in Lisbon now") <= meaning("The user lives in Lisbon.")
+    assert stem("bands") == "band" and stem("glass") == "glass"
+
+
+def test_a_fact_that_restates_its_source_carries_it() -> None:
+    assert carries("The user's name is Dana.", "My name is Dana.")
+    assert carries("The user lives in Lisbon.", "I live in Lisbon now.")
+
+
+def test_a_fact_that_leaves_part_out_does_not() -> None:
+    source = "My name is Dana and I work as a night nurse at St Mary's."
+    assert not carries("The user's name is Dana.", source)
+
+
+def test_a_retired_value_needs_no_restating() -> None:
+    """A rename's old name lives in the ledger's history; the new fact carries the rest of the sentence."""
+    source = "Also, project ECHO got renamed to ABYSS."
+    assert not carries("The user's project is named ABYSS.", source)
+    assert carries("The user's project is named ABYSS.", source, history=meaning("ECHO"))
