@@ -28,6 +28,13 @@ def _cues(belief: Belief) -> frozenset[str]:
     return frozenset(_stem(w) for w in words)
 
 
+def _asked_about(belief: Belief, asked: frozenset[str]) -> bool:
+    """Another person's fact answers only a question that names them ("where does my aunt live?")."""
+    if belief.subject == "user":
+        return True
+    return bool({_stem(w) for w in _QUERY_WORD.findall(belief.subject.lower())} & asked)
+
+
 def answer_tiers(beliefs: list[tuple[str, Belief | None]], query: str) -> dict[str, float]:
     """Current beliefs whose attribute the query names, ranked by how many of its words they answer.
 
@@ -37,6 +44,8 @@ def answer_tiers(beliefs: list[tuple[str, Belief | None]], query: str) -> dict[s
     asked = frozenset(_stem(w) for w in _QUERY_WORD.findall(query.lower())) - _NOT_CUES
     tiers = {}
     for memory_id, belief in beliefs:
+        if belief is not None and not _asked_about(belief, asked):
+            continue
         matched = len(_cues(belief) & asked) if belief is not None else 0
         if matched:
             tiers[memory_id] = matched * ANSWER_TIER

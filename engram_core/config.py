@@ -62,6 +62,12 @@ class EngineConfig(BaseModel):
     semantic_supersede_threshold: float = Field(0.90, gt=0, le=1)
     adjudication_candidate_threshold: float = Field(0.55, ge=0, le=1)
     max_adjudication_candidates: int = Field(5, ge=1, le=50)
+    restatement_similarity: float = Field(
+        0.55, ge=0, le=1.01, description="cosine at which a newer memory with a change cue (\"now\", \"no longer\") "
+                                         "restates an older one of the same person, which then leaves recall; "
+                                         "above 1 switches this off")
+    possibly_stale_factor: float = Field(
+        0.5, ge=0, le=1, description="score multiplier in recall for memories that depend on a superseded value")
     max_text_bytes: int = Field(32 * 1024, ge=64, description="longest text stored as one memory")
     max_message_bytes: int = Field(
         8 * 1024 * 1024, ge=64, description="longest message observed; one over max_text_bytes is stored whole "

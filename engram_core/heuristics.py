@@ -15,19 +15,27 @@ from dataclasses import dataclass
 from enum import Enum
 
 from engram_core import heuristics_patterns as hp
+from engram_core import heuristics_updates as hu
+from engram_core.heuristics_renames import rename_facts
+from engram_core.heuristics_scope import Person, Placed, Scope, place, skip_reason
+from engram_core.heuristics_text import normalise_chat, without_quotes
 from engram_core.model import Belief, Cardinality, FactDraft, Verdict
 
 # -- text preparation ----------------------------------------------------------------
 
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": "", "”": "", '"': "", "…": "...", "–": "-", "—": "-"})
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_SUBJECT_AHEAD = r"(?=(?:I|I'm|I've|Im|my|we|we're|our|also)\b)"
+_SUBJECT_AHEAD = (r"(?=(?:I|I'm|I've|Im|my|we|we're|our|also|he|she|he's|she's|now|left|quit|started|joined|moved|"
+                  r"switched|got|became|stopped|gave)\b)")
 _CLAUSE_BREAK = re.compile(
     r"\s*;\s*|:\s+(?=(?-i:[A-Z]))|\s+-+\s+"
     r"|,?\s+(?:and|but|so|because|although|though|while|whereas|plus)\s+" + _SUBJECT_AHEAD
     + r"|,\s*(?:but|so|because|although|though|plus)\s+"
     r"|,\s+(?=(?:I|I'm|I've|Im|my|we|we're|our|where|what|who|when|why|how|do|does|did|can|could|is|are|"
-    r"also|actually|btw|oh|anyway|please)\b)", re.I)
+    r"also|actually|btw|oh|anyway|please|he|she|he's|she's|now|here|today|nowadays|currently|these days|so|"
+    r"got|started|joined|moved|switched|left|quit|went|became|landed|bought|picked|vegetarian|vegan|pescatarian|"
+    r"keto|paleo)\b)",
+    re.I)
 # "Did I tell you ..." and "just so you know ..." introduce a statement, not a question.
 _DISCLOSURE = re.compile(
     r"^(?:(?:did|have)\s+I\s+(?:ever\s+)?(?:tell|told|mention(?:ed)?)\s+you|do\s+you\s+(?:know|remember)|"
@@ -90,20 +98,25 @@ _TIME_TAIL = re.compile(
     r"(?:^|\s+)(?:(?:last|this|past)\s+(?:week|month|year|weekend|night|spring|summer|fall|autumn|winter|time)|"
     r"(?:(?:a\s+)?(?:few|couple(?:\s+of)?|\d+|one|two|three|several|some)\s+)?(?:days?|weeks?|months?|years?)"
     r"\s+ago|a while ago|yesterday|today|recently|lately|every\s+(?:single\s+)?\w+|for\s+(?:the\s+(?:last|past)\s+)?"
+    r"(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+)?"
     r"(?:a\s+few|a\s+couple\s+of|several|many|\w+)\s+(?:days|weeks|months|years)|earlier\s+this\s+(?:week|month|year)|"
     r"(?:in|over|during)\s+(?:the\s+)?(?:(?:early|late)\s+)?(?:spring|summer|autumn|fall|winter|holidays)|"
+    r"(?:on|this|last)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:on|over|at)\s+the\s+weekend|"
     r"in\s+(?:early\s+|late\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|"
     r"december|\d{4}))$", re.I)
 _SOFT_TAIL = re.compile(
     r"(?:^|\s+)(?:now|right now|just now|for now|these days|nowadays|anymore|any more|currently|"
     r"at the moment|at present|again|too|as well|actually|though|already|officially|finally|by the way|btw|"
-    r"haha|lol|originally|I think|I guess|I believe|ok|okay|then|instead)$", re.I)
+    r"haha|lol|originally|I think|I guess|I believe|ok|okay|then|instead|completely|altogether|entirely|also|"
+    r"for good|totally|for me|tbh|to be honest|now on|from now on)$", re.I)
 _TAIL_PUNCT = re.compile(r"[^\w%+#]+$")
-_LEAD_FILLER = re.compile(r"^(?:just|now|currently|actually|also|really|still)\s+", re.I)
+_LEAD_FILLER = re.compile(r"^(?:just|now|currently|actually|also|really|still|very much|so much|a lot)\s+", re.I)
 _LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&|as well as)\s+", re.I)
 _JUNK_OBJECTS = frozenset("it that this these those them him her you anything nothing everything something one "
                           "there here so too much lots".split())
-_JUNK_FIRST = frozenset("it that this you what when why who where if whether because".split())
+# A list item that starts with a verb is the next thought ("I love chocolate, eat it every day"), not a value.
+_JUNK_FIRST = frozenset("it that this you what when why who where if whether because eat drink go do play have get "
+                        "make take see watch listen".split())
 
 
 def _trim_tails(text: str, keep_time: bool) -> str:
@@ -117,10 +130,13 @@ def _trim_tails(text: str, keep_time: bool) -> str:
         text = trimmed
 
 
+_KEEPS_COMMAS = frozenset({"address"})  # "42 Harbour Road, flat 3" is one value
+
+
 def clean_object(raw: str, predicate: str, *, single: bool, keep_time: bool = False) -> str:
     """The fact's object as the user wrote it, minus connectives, filler and punctuation."""
     text = _CUT.sub("", raw.strip())
-    if single:
+    if single and predicate not in _KEEPS_COMMAS:
         text = _CUT_SINGLE.sub("", text)
     cut = _CUT_BY_PREDICATE.get(predicate)
     text = cut.sub("", text) if cut else text
@@ -156,6 +172,7 @@ class _Context:
     subject: str
     display: str
     cue_text: str  # clause plus what precedes it in the sentence, for revision cues
+    lowercase: bool = False  # the message has no capitals at all
 
 
 def _possessive(display: str) -> str:
@@ -192,12 +209,18 @@ def _predicate_for(rule: hp.Rule, m: re.Match[str], obj: str) -> str:
         return "prefers_" + hp.topic_slug(groups["topic"])
     if "{rel}" in rule.predicate:
         return rule.predicate.replace("{rel}", hp.relation_predicate(groups["rel"]))
+    if "{thing}" in rule.predicate:
+        return rule.predicate.replace("{thing}", re.sub(r"\W+", "_", groups["thing"].lower()))
     return rule.predicate
 
 
 def spec_for(predicate: str) -> hp.PredicateSpec:
     if predicate in hp.PREDICATES:
         return hp.PREDICATES[predicate]
+    if predicate in hu.SPECS:
+        return hu.SPECS[predicate]
+    if predicate.endswith("_name") and not predicate.startswith(("family_", "pet_")):
+        return hu.THING_NAME
     if predicate.startswith("prefers_"):
         return hp.TOPIC_PREFERENCE
     return hp.RELATION_COUNT if predicate.endswith("_count") else hp.RELATION
@@ -222,6 +245,7 @@ def _statement(rule: hp.Rule, spec: hp.PredicateSpec, m: re.Match[str], obj: str
     return (rule.template or spec.template).format(
         d=ctx.display, p=_possessive(ctx.display), o=spoken, ao=_with_article(spoken),
         rel=(groups.get("rel") or "").lower(), topic=_spoken_topic(groups, predicate),
+        thing=(groups.get("thing") or "").lower(),
         v=_VERB_3RD.get(verb, verb or rule.predicate))
 
 
@@ -237,7 +261,8 @@ def _draft(rule: hp.Rule, m: re.Match[str], obj: str, ctx: _Context, negation: N
     return FactDraft(
         subject=ctx.subject, predicate=predicate, object=obj, statement=statement, kind=spec.kind,
         importance=max(spec.importance, 0.95 if critical else 0.0), cardinality=spec.cardinality,
-        negated=negated, critical=critical, revision=rule.revision or negation is Negation.CHANGE or cue)
+        negated=negated, critical=critical, revision=rule.revision or negation is Negation.CHANGE or cue,
+        tentative=rule.tentative)
 
 
 def _raw_objects(rule: hp.Rule, m: re.Match[str]) -> list[str]:
@@ -255,16 +280,23 @@ def _drafts_from_match(rule: hp.Rule, m: re.Match[str], ctx: _Context, negation:
     for raw in _raw_objects(rule, m):
         obj = clean_object(raw, rule.predicate, single=single, keep_time=rule.keep_time)
         checked = obj if rule.check_group == "obj" else m.group(rule.check_group)
+        # A user who writes all in lower case names places in lower case too ("moved to hamburg").
+        if ctx.lowercase:
+            checked = checked[:1].upper() + checked[1:]
         if _usable_object(obj) and (rule.check is None or rule.check(checked)):
             yield _draft(rule, m, obj, ctx, negation)
 
 
-def _apply_rules(clause: str, ctx: _Context, negation: Negation) -> list[FactDraft]:
+ALL_RULES: tuple[hp.Rule, ...] = hp.RULES + hu.RULES
+
+
+def _apply_rules(clause: str, ctx: _Context, negation: Negation,
+                 rules: tuple[hp.Rule, ...] = ALL_RULES) -> list[FactDraft]:
     """Every rule that matches the clause; a later rule never repeats an earlier rule's object."""
     first_person = FIRST_PERSON.search(clause) is not None
     found: dict[str, FactDraft] = {}
-    for rule in hp.RULES:
-        if rule.first_person and not first_person:
+    for rule in rules:
+        if (rule.first_person and not first_person) or (negation is not Negation.NONE and not rule.negatable):
             continue
         m = rule.pattern.search(clause)
         for draft in _drafts_from_match(rule, m, ctx, negation) if m else ():
@@ -285,8 +317,55 @@ def _clause_facts(clause: str, ctx: _Context) -> list[FactDraft]:
     changed = _without_negation(statement, _CHANGE_NEGATIONS)
     found = _apply_rules(changed, ctx, Negation.CHANGE) if changed else []
     found = found or _apply_rules(statement, ctx, Negation.NONE)
+    if not found and not changed and (correction := _correction(statement, ctx)):
+        return [correction]
     plain = None if found or changed else _without_negation(statement, _PLAIN_NEGATIONS)
     return found or (_apply_rules(plain, ctx, Negation.PLAIN) if plain else [])
+
+
+_CORRECTION = re.compile(
+    r"^(?P<cue>(?:(?:sorry|sry|oops|ugh|wait|no|nope|actually|correction|typo|my bad|never mind|excuse me|I mean|"
+    r"I meant|I meant to say|I wanted to say|I want to say|it's|its|it is|that's|should be|make that)[,:!.]?\s+)*)"
+    r"(?P<new>[\w:'&.-]+(?:\s+[\w:'&.-]+){0,3}?)(?P<comma>,?)\s+not\s+(?:the\s+|a\s+|an\s+)?"
+    r"(?P<old>[\w:'&-]+(?:\s+[\w:'&-]+){0,3}?)[.!]*$", re.I)
+
+
+def _correction(clause: str, ctx: _Context) -> FactDraft | None:
+    """"I mean Tuesday, not Monday": which belief it corrects is settled against the ledger."""
+    m = _CORRECTION.match(clause.strip()) or _CORRECTION.match(re.sub(r"^[^:]{0,60}:\s*", "", clause.strip()))
+    if m is None or not (m.group("cue") or m.group("comma")) or m.group("new").lower().startswith(("i'm", "i ")):
+        return None  # "I'm not sure" corrects nothing: "X, not Y" or "I mean X not Y" does
+    new, old = m.group("new").strip(" ,."), m.group("old").strip(" ,.")
+    return FactDraft(subject=ctx.subject, predicate="corrects", object=new, statement=f"{ctx.display} means {new}, "
+                     f"not {old}.", importance=0.7, revision=True, replaces=old)
+
+
+def _disclosure_removed(clause: str) -> str:
+    """"Did I tell you I moved to Munich?" states "I moved to Munich"."""
+    stripped = _DISCLOSURE.sub("", clause, count=1)
+    return stripped.rstrip("?").rstrip() if stripped != clause else clause
+
+
+
+def _person_context(person: Person, ctx: _Context) -> _Context:
+    """Another person's facts, relative to whoever speaks: "The user's sister", "Caroline's sister"."""
+    if ctx.subject == "user" or not person.display.startswith("The user's "):
+        return _Context(person.subject, person.display, ctx.cue_text, ctx.lowercase)
+    relation = person.display.removeprefix("The user's ")
+    return _Context(f"{ctx.subject} {relation}", f"{_possessive(ctx.display)} {relation}", ctx.cue_text,
+                    ctx.lowercase)
+
+
+def _placed_facts(clause: str, placed: Placed, ctx: _Context) -> list[FactDraft]:
+    """The facts of a placed clause: the user's, another person's (their naming stays the user's), or none."""
+    if _is_question(clause.lstrip()):
+        return []
+    if placed.scope is Scope.USER:
+        return _clause_facts(placed.text, ctx)
+    naming = _apply_rules(clause, ctx, Negation.NONE, hp.NAMING_RULES) if placed.person else []
+    if placed.scope is Scope.SKIP:
+        return naming
+    return naming + _clause_facts(placed.text, _person_context(placed.person, ctx))
 
 
 def _clauses(sentence: str) -> list[tuple[str, str]]:
@@ -299,18 +378,45 @@ def _clauses(sentence: str) -> list[tuple[str, str]]:
     return [(lead, clause.strip()) for lead, clause in pieces if clause.strip()]
 
 
+_ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Jr|Sr|Mt|vs|etc|approx|no)\.$", re.I)
+
+
 def sentences(text: str) -> list[str]:
-    cleaned = re.sub(r"(?<!\w)'|'(?!\w)", "", text.translate(_QUOTES))
-    return [s.strip() for s in _SENTENCE_END.split(cleaned) if s and s.strip()]
+    """Sentences of chat text, with other people's quoted words left out and chat shorthand expanded."""
+    cleaned = normalise_chat(without_quotes(text.translate(_QUOTES)))
+    cleaned = re.sub(r"(?<!\w)'|'(?!\w)", "", cleaned)
+    merged: list[str] = []
+    for piece in (s.strip() for s in _SENTENCE_END.split(cleaned) if s and s.strip()):
+        if merged and _ABBREVIATION.search(merged[-1]):  # "Call me Dr. Sam." is one sentence
+            merged[-1] = f"{merged[-1]} {piece}"
+        else:
+            merged.append(piece)
+    return merged
+
+
+def _renames(sentence: str, subject: str, display: str, lowercase: bool) -> list[FactDraft]:
+    if _is_question(sentence) or _HYPOTHETICAL.search(sentence) or skip_reason(sentence):
+        return []
+    return rename_facts(sentence, subject, display, lowercase)
 
 
 def extract_facts(text: str, subject: str = "user", display: str = "The user") -> tuple[FactDraft, ...]:
-    """Personal facts stated in ``text``, in order, one per (predicate, object)."""
-    drafts: dict[tuple[str, str], FactDraft] = {}
+    """Personal facts stated in ``text``, in order, one per (subject, predicate, object)."""
+    drafts: dict[tuple[str, str, str], FactDraft] = {}
+    last: Person | None = None  # the person "he" or "she" refers to
+    lowercase = text == text.lower()
     for sentence in sentences(text):
-        for lead, clause in _clauses(sentence):
-            for draft in _clause_facts(clause, _Context(subject, display, f"{lead} {clause}")):
-                drafts.setdefault((draft.predicate, normalise(draft.object)), draft)
+        said_values = {normalise(d.object) for d in drafts.values()}
+        for lead, said in _clauses(sentence):
+            clause = _disclosure_removed(said)
+            placed = place(clause, last)
+            last = placed.person or last
+            for draft in _placed_facts(clause, placed, _Context(subject, display, f"{lead} {clause}", lowercase)):
+                drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)
+        found = {normalise(d.object) for d in drafts.values()} - said_values
+        for draft in _renames(sentence, subject, display, lowercase):  # a rename unless a clause rule said it
+            if draft.predicate == "allergy" or normalise(draft.object) not in found:
+                drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)
     return tuple(drafts.values())
 
 

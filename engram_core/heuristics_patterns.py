@@ -119,21 +119,43 @@ def name(group: str = "obj", digits: bool = False, any_case: bool = False) -> st
     """
     word = ("[A-Z0-9]" if digits else "[A-Z]") + r"[\w'-]*"
     first = r"[A-Za-z][\w'-]*" if any_case else word
-    return rf"(?-i:(?P<{group}>{first}(?:\s+(?:(?:de|da|do|dos|das|van|von|der|del|di|la|le)\s+)?{word}){{0,3}}))"
+    title = r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?"  # "Dr. Sam" is a name, "Dr" alone is not
+    return (rf"(?-i:(?P<{group}>{title}{first}(?:\s+(?:(?:de|da|do|dos|das|van|von|der|del|di|la|le)\s+)?{word})"
+            r"{0,3}))")
 
 
 # -- checks on a rule's cleaned object (or on another group, see Rule.check_group) ----
 
 Check = Callable[[str], bool]
 # "I work at night", "I work for a living" name a schedule, not an employer.
+# "I'm running late", "I'm running errands": a state or an errand, not a piece of work.
+NOT_WORKED_ON = frozenset("late behind early low out away around errands on a an".split())
 NOT_EMPLOYERS = frozenset({"night", "nights", "home", "weekends", "the weekend", "a living", "the moment"})
 NOT_PLAYED = words("with around along it them safe dumb nice fair hard by for a an games")
 SKILL_WORDS = TECH_SKILLS | LANGUAGES | {"first aid"}
 
 
+_NOT_A_ROLE_START = frozenset("bit kind sort lot total real huge big little complete bit".split())
+_STATE_SUFFIX = re.compile(r"(?:ed|ing|ful|ous|ive|less|able|ible|ish|based|y)$")
+_NAMES_ENDING_IN_Y = frozenset("amy lucy andy emily bobby sally molly billy jimmy tony harry henry mary judy "
+                               "kelly betty cathy danny freddy jenny kathy lily mandy nancy penny sophy teddy "
+                               "wendy rudy ricky roy jay guy ray troy joy".split())
+
+
+def could_be_a_name(obj: str) -> bool:
+    """Not a word for a state or an activity: "I'm Tired", "I'm Starving", "I'm Lisbon-based"."""
+    first = obj.split()[0].lower()
+    if first in NOT_NAMES:
+        return False
+    return first in _NAMES_ENDING_IN_Y or _STATE_SUFFIX.search(first) is None
+
+
 def is_occupation(role: str) -> bool:
+    role = re.split(r"\s+(?:on|in)\s+(?:the|a)\s+", role, maxsplit=1)[0]  # "a nurse on the cardiac ward"
     words = role.lower().split()
     if not words or len(words) > 4 or words[-1] in NON_OCCUPATIONS or words[0] in NON_OCCUPATIONS:
+        return False
+    if words[0] in _NOT_A_ROLE_START:
         return False
     return words[-1] in OCCUPATIONS or OCCUPATION_SUFFIX.search(words[-1]) is not None
 
@@ -182,6 +204,8 @@ class Rule:
     check_group: str = "obj"  # the check reads this group instead of the cleaned object
     first_person: bool = True
     keep_time: bool = False  # time phrases are the point ("free on Tuesdays")
+    tentative: bool = False  # the wording only suggests the fact: it never replaces a held value
+    negatable: bool = True  # read in a clause with its negation removed ("don't call me X" names nobody)
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -189,10 +213,17 @@ def _rx(pattern: str) -> re.Pattern[str]:
 
 
 _IDENTITY = (
-    Rule("name", _rx(r"\bmy\s+name(?:'s|\s+is)\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES)),
-    Rule("name", _rx(r"\b(?:call|calls)\s+me\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES)),
-    Rule("name", _rx(r"\bI\s+go\s+by\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES)),
-    Rule("name", _rx(IM + name() + END_NAME), check=first_word_not_in(NOT_NAMES)),
+    Rule("name", _rx(r"\bmy\s+name(?:'s|\s+is)\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES),
+         negatable=False),
+    Rule("name", _rx(r"\b(?:call|calls)\s+me\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES),
+         negatable=False),
+    Rule("name", _rx(r"\bI\s+go\s+by\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES),
+         negatable=False),
+    Rule("name", _rx(r"\bI(?:'m|\s+am)\s+called\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES),
+         negatable=False),
+    # "I'm Sam" could as well be "I'm Tired": a name from it never replaces the one held.
+    Rule("name", _rx(IM + name() + END_NAME), check=could_be_a_name, tentative=True, negatable=False),
+    Rule("lives_in", _rx(IM + name() + r"-based\b")),
     Rule("nationality", _rx(IM + r"(?P<obj>[a-z]+)(?=\s*(?:$|[,.!]|\band\b))"),
          check=one_of(NATIONALITIES)),
     Rule("hometown", _rx(IM + r"(?:originally\s+)?from\s+" + OBJ), check=capitalised),
@@ -201,7 +232,7 @@ _IDENTITY = (
          check=plausible_age),
     Rule("age", _rx(I_ + r"turned\s+(?P<obj>\d{1,3})\b"), revision=True, check=plausible_age),
     Rule("birthday", _rx(r"\bmy\s+birthday\s+is\s+(?:on\s+)?" + OBJ), keep_time=True),
-    Rule("birthday", _rx(I_ + r"was\s+born\s+on\s+" + OBJ), keep_time=True),
+    Rule("birthday", _rx(I_ + r"was\s+born\s+on\s+" + OBJ), keep_time=True, check=lambda o: dated(o)),
     Rule("relationship_status", _rx(IM + r"(?P<obj>married|single|engaged|divorced|widowed|separated)\b")),
     Rule("relationship_status", _rx(I_ + r"got\s+(?P<obj>married|engaged|divorced|separated)\b"), revision=True),
 )
@@ -231,16 +262,21 @@ _HOME_AND_WORK = (
     Rule("works_at", _rx(r"\bI\s+(?:was|got|have been|'ve been)\s+hired\s+(?:at|by)\s+" + OBJ), revision=True),
     Rule("works_at", _rx(r"\b(?:I(?:'m|\s+am|m)?|and)\s+" + ADV + r"(?:work|working)\s+(?:at|for)\s+" + OBJ),
          check=lambda o: o.lower() not in NOT_EMPLOYERS),
-    Rule("works_at", _rx(r"\bmy\s+(?:new\s+|current\s+)?(?:employer|company)\s+is\s+(?:now\s+)?" + OBJ)),
-    Rule("works_at", _rx(IM + r"an?\s+(?P<role>[a-z][a-z -]*?)\s+(?:at|for)\s+" + OBJ), check=is_occupation,
+    Rule("works_at", _rx(r"\bmy\s+(?:new\s+|current\s+)?(?:employer|company)(?:\s+" + HEDGE + r")?\s+is\s+(?:now\s+)?"
+                         + OBJ)),
+    Rule("works_at", _rx(IM_OR_BEEN + r"an?\s+(?P<role>[a-z][a-z -]*?)\s+(?:at|for)\s+" + OBJ), check=is_occupation,
          check_group="role"),
-    Rule("job_title", _rx(r"\bI(?:'m|\s+am|m)?\s+" + ADV + r"(?:work(?:ing)?(?:\s+(?:at|for)\s+[^,]*?)?|employed|"
+    Rule("job_title", _rx(r"\bI(?:'m|\s+am|m)?\s+" + ADV + r"(?:work(?:ing)?(?:\s+(?:now\s+)?(?:at|for|in)\s+[^,]*?)?|employed|"
                           r"hired|started|joined\s+[^,]*?)\s+as\s+(?:an?\s+|the\s+)?" + ROLE)),
     Rule("job_title", _rx(r"\bmy\s+(?:job(?:\s+title)?|role|position|profession|occupation)\s+is\s+(?:an?\s+)?"
                           + ROLE)),
     Rule("job_title", _rx(I_ + r"(?:became|got promoted to|was promoted to)\s+(?:an?\s+|the\s+)?" + ROLE),
          revision=True),
     Rule("job_title", _rx(IM + r"an?\s+" + ROLE), check=is_occupation),
+    # Without the article ("I am teacher", second-language English) only a known occupation will do.
+    Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>[a-z]+)(?=\s*(?:$|[,.!]|\s+(?:now|at|in|for)\b))"),
+         check=one_of(OCCUPATIONS)),
+    Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>retired)\b"), revision=True),
     Rule("job_title", _rx(IM + name("who") + r",\s+an?\s+" + ROLE), check=is_occupation),
     Rule("work_schedule", _rx(I_ + r"work\s+" + SHIFTS), keep_time=True),
 )
@@ -259,8 +295,10 @@ _PROJECTS = (
          revision=True, first_person=False, check=lambda old: old.lower() not in NOT_NAMES, check_group="old"),
     Rule("project_name", _rx(r"\b(?:I|we)\s+" + ADV + r"renamed\s+(?:the\s+project\s+|project\s+|it\s+)?(?:"
                              + name("old", True) + r"\s+)?to\s+" + name(digits=True)), revision=True),
-    Rule("working_on", _rx(IM + r"(?:working on|leading|building|running|managing|developing|writing)\s+" + OBJ),
-         check=lambda o: re.search(r"\bproject\s+(?:called|named)\b", o, re.I) is None),
+    Rule("working_on", _rx(IM + r"(?:working on|leading|building|running|managing|developing|writing|coordinating|"
+                            r"organi[sz]ing)\s+" + OBJ),
+         check=lambda o: re.search(r"\bproject\s+(?:called|named)\b", o, re.I) is None
+         and o.lower().split()[0] not in NOT_WORKED_ON),
 )
 
 _HEALTH_AND_FOOD = (
@@ -278,14 +316,14 @@ _HEALTH_AND_FOOD = (
                                   r"immunocompromised|deaf|blind|colou?r ?blind)\b"), template="{d} is {o}."),
     Rule("medical_condition", _rx(I_ + r"(?:take|use|carry|need)\s+(?P<obj>insulin|blood thinners|warfarin|"
                                   r"an? epipen|an? inhaler)\b"), template="{d} takes {o}."),
-    Rule("diet", _rx(IM + r"(?:an?\s+)?(?:strict\s+)?(?P<obj>" + DIETS + r")\b")),
+    Rule("diet", _rx(IM_OR_BEEN + r"(?:an?\s+)?(?:strict\s+)?(?P<obj>" + DIETS + r")\b")),
     Rule("diet", _rx(I_ + r"(?:went|have gone|'ve gone|turned|became|switched to)\s+(?P<obj>" + DIETS + r")\b"),
          revision=True),
     Rule("diet", _rx(r"\bI(?:'m|\s+am|m)?\s+(?:on|following|doing)\s+an?\s+(?P<obj>[\w -]+?)\s+diet\b"),
          template="{d} follows {ao} diet."),
     Rule("avoids_food", _rx(I_ + r"(?:don't|do not|never|can't|cannot|can not)\s+eat\s+" + LIST), listy=True),
     Rule("prefers_food", _rx(r"\bI\s+(?:mostly|mainly|usually)\s+eat\s+" + OBJ)),
-    Rule("eats", _rx(I_ + r"eat\s+" + LIST), listy=True),
+    Rule("eats", _rx(I_ + r"eat\s+" + LIST), listy=True, check=lambda o: not o.lower().endswith("diet")),
 )
 
 _PREFERENCES = (
@@ -352,9 +390,6 @@ _TIME_HOBBIES_SKILLS = (
 _FAMILY_AND_PETS = (
     Rule("{rel}", _rx(r"\bmy\s+" + ADJ + REL + r"(?:'s\s+name\s+is|\s+is\s+(?:called|named)|,)?\s+" + name()
                       + r"\b"), template="{p} {rel} is named {o}."),
-    Rule("{rel}", _rx(r"\bmy\s+" + ADJ + REL + r"(?:,?\s+" + name("who") + r",?)?\s+(?P<obj>(?:is|was|lives|works|"
-                      r"has|got|just|recently|loves|likes|hates|plays|studies|goes|can't|cannot|doesn't|turned|"
-                      r"turns)\b[^,;!?]*)"), template="{p} {rel} {o}."),
     Rule("{rel}", _rx(HAVE + r"(?:an?|one)\s+" + ADJ + REL + r"\s+(?:named|called)\s+" + name()),
          template="{p} {rel} is named {o}."),
     Rule("{rel}", _rx(HAVE + r"(?P<obj>(?:an?|one)\s+" + ADJ + REL + r")\b(?!\s+(?:named|called))"),
@@ -367,3 +402,5 @@ _FAMILY_AND_PETS = (
 
 RULES: tuple[Rule, ...] = (_IDENTITY + _HOME_AND_WORK + _PROJECTS + _HEALTH_AND_FOOD + _PREFERENCES
                            + _TIME_HOBBIES_SKILLS + _FAMILY_AND_PETS)
+# Who the user's people are ("my daughter Maya"): the user's facts, read even when the clause is about them.
+NAMING_RULES: tuple[Rule, ...] = _FAMILY_AND_PETS

@@ -16,7 +16,8 @@ import numpy as np
 
 from engram_core.model import Assessment, EventKind, MemoryKind, Message, WriteResult
 from engram_core.runtime import Runtime
-from engram_core.writepath import Observation, WriteLog, assess, new_memory, store_memory, write_fact
+from engram_core.writepath import Observation, WriteLog, apply_fact, assess, new_memory, store_memory, write_planned
+from engram_core.writeplan import FactPlan
 
 _BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"(?<=[.!?])\s+"), re.compile(r"\s+"))
 
@@ -65,7 +66,8 @@ def part_label(number: int, total: int) -> str:
 
 
 def observe_long(rt: Runtime, obs: Observation, part_bytes: int) -> WriteResult:
-    """Store one long message whole, and its parts as linked episodes: one transaction."""
+    """Store one long message whole, and its parts as linked episodes: assessed and planned with no
+    transaction open, then applied in one."""
     if obs.external_id:
         existing = rt.store.message_by_external_id(obs.external_id)
         if existing is not None:
@@ -79,18 +81,24 @@ def observe_long(rt: Runtime, obs: Observation, part_bytes: int) -> WriteResult:
     facts = [f for a in assessments for f in a.facts]
     vectors = rt.embed(episodes + [f.statement for f in facts]) if user else None
     message = Message(rt.new_id("msg"), obs.role, obs.session_id, obs.text, at, now, obs.external_id, obs.speaker)
-    log = WriteLog([], [], [])
-    with rt.store.transaction():
+    raced: list[Message] = []
+
+    def apply(plans: tuple[FactPlan, ...], log: WriteLog) -> None:
+        if obs.external_id and (other := rt.store.message_by_external_id(obs.external_id)) is not None:
+            raced.append(other)  # the same message, written meanwhile
+            return
         rt.claim_embedder()
         rt.store.insert_message(message)
         if not user:
             log.events.append(rt.event(EventKind.NOT_STORED, message_id=message.id, reason="not a user message"))
-        else:
-            _store_parts(rt, obs, message, episodes, assessments, vectors, log)
-            for draft, vector in zip(facts, vectors[len(episodes):]):
-                write_fact(rt, draft, vector, message, log)
-        rt.store.insert_events(log.events)
-    return log.result(message)
+            return
+        _store_parts(rt, obs, message, episodes, assessments, vectors, log)
+        for plan in plans:
+            apply_fact(rt, plan, log)
+
+    fact_vectors = vectors[len(episodes):] if user else []
+    log = write_planned(rt, [(f, v, message) for f, v in zip(facts, fact_vectors)], apply)
+    return WriteResult(raced[0], (), (), ()) if raced else log.result(message)
 
 
 def _store_parts(rt: Runtime, obs: Observation, message: Message, episodes: list[str],

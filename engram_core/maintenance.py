@@ -15,7 +15,10 @@ from engram_core.model import (
 from engram_core.retention import has_faded
 from engram_core.runtime import Runtime
 from engram_core.verdicts import parse_assessment, parse_dream, parse_gist
-from engram_core.writepath import DEFAULT_IMPORTANCE, WriteLog, new_memory, set_status, store_memory, write_fact
+from engram_core.writepath import (
+    DEFAULT_IMPORTANCE, WriteLog, apply_fact, new_memory, set_status, store_memory, write_planned,
+)
+from engram_core.writeplan import FactPlan
 
 PURGED_TEXT = purging.PURGED_TEXT
 
@@ -112,7 +115,8 @@ def _source_for(fact_object: str, messages: list[Message]) -> Message:
 
 
 def consolidate_session(rt: Runtime, session_id: str) -> WriteResult:
-    """A session transcript becomes durable memories through the adjudicated write path."""
+    """A session transcript becomes durable memories through the adjudicated write path. Idempotent:
+    a fact the ledger already holds from the same message is not written again."""
     messages = [m for m in rt.store.messages(session_id) if m.role == "user" and m.text != PURGED_TEXT]
     if not messages:
         raise NotFoundError(f"no user messages in session {session_id!r}", field="session_id")
@@ -120,25 +124,37 @@ def consolidate_session(rt: Runtime, session_id: str) -> WriteResult:
     speaker = messages[-1].speaker or "user"
     assessment = parse_assessment(rt.llm.assess(transcript, speaker, messages[-1].occurred_at), DEFAULT_IMPORTANCE)
     vectors = rt.embed([f.statement for f in assessment.facts]) if assessment.facts else []
-    log = WriteLog([], [], [])
-    with rt.store.transaction():
-        for draft, vector in zip(assessment.facts, vectors):
-            write_fact(rt, draft, vector, _source_for(draft.object, messages), log)
+    facts = [(draft, vector, _source_for(draft.object, messages)) for draft, vector in zip(assessment.facts, vectors)]
+
+    def apply(plans: tuple[FactPlan, ...], log: WriteLog) -> None:
+        for plan in plans:
+            apply_fact(rt, plan, log)
         if assessment.fallback:
             log.events.append(rt.event(EventKind.FALLBACK, purpose="consolidate", reason="unusable model answer"))
         log.events.append(rt.event(EventKind.CONSOLIDATED, scope="session", session=session_id,
-                                   facts=len(assessment.facts)))
-        _commit_events(rt, log.events)
-    return log.result(None)
+                                   facts=len(assessment.facts), new_beliefs=len(log.beliefs)))
+
+    return write_planned(rt, facts, apply).result(None)
 
 
 # -- dreaming -------------------------------------------------------------------------------
+
+def _review_actions(rt: Runtime, live: set[str]) -> tuple[DreamAction, ...]:
+    """Each memory flagged as possibly stale, to confirm (keep as it is) or forget: the person decides."""
+    actions: list[DreamAction] = []
+    for memory_id, reason in sorted(rt.store.possibly_stale().items()):
+        if memory_id in live:
+            actions += [DreamAction("confirm", (memory_id,), reason=f"possibly stale ({reason}): keep it as it is"),
+                        DreamAction("forget", (memory_id,), reason=f"possibly stale ({reason})")]
+    return tuple(actions)
+
 
 def dream_propose(rt: Runtime) -> DreamProposal:
     """Ask for a plan; keep only actions that name live memories. Nothing is applied."""
     live = rt.store.memories(statuses=(MemoryStatus.ACTIVE,))
     raw = rt.llm.propose_dream([(m.id, m.text, m.importance) for m in live])
     actions, rejected = parse_dream(raw, {m.id for m in live})
+    actions += _review_actions(rt, {m.id for m in live})
     proposal = DreamProposal(rt.new_id("drm"), rt.now(), actions, rejected)
     with rt.store.transaction():
         rt.store.insert_proposal(proposal)
@@ -154,6 +170,9 @@ def action_id(index: int) -> str:
 
 def _apply_action(rt: Runtime, action: DreamAction, now: datetime, log: WriteLog) -> None:
     members = rt.store.memories_by_ids(list(action.memory_ids))
+    rt.store.resolve_possibly_stale(action.memory_ids, now)  # reviewed, whatever the answer
+    if action.action == "confirm":
+        return
     if action.action == "forget":
         for m in members:
             set_status(rt, m, MemoryStatus.DELETED, now)

@@ -64,6 +64,7 @@ class EventKind(str, Enum):
     DREAM_PROPOSED = "dream_proposed"
     DREAM_APPLIED = "dream_applied"
     DREAM_REJECTED = "dream_rejected"
+    POSSIBLY_STALE = "possibly_stale"  # depends on a superseded value: demoted, listed for review
     FALLBACK = "fallback"
     REPLY_FAILED = "reply_failed"
     REEMBEDDED = "reembedded"
@@ -172,6 +173,8 @@ class FactDraft:
     negated: bool = False
     critical: bool = False
     revision: bool = False  # the message signals a change ("moved", "renamed", "actually ... now")
+    tentative: bool = False  # the wording only suggests the fact ("I'm Sam"): it never replaces a held value
+    replaces: str | None = None  # a correction ("Tuesday, not Monday"): the value it corrects
 
 
 @dataclass(frozen=True)
@@ -273,7 +276,7 @@ class WriteResult:
 
 @dataclass(frozen=True)
 class DreamAction:
-    action: str  # "merge" | "forget" | "reimportance"
+    action: str  # "merge" | "forget" | "reimportance" | "confirm" (keep a possibly stale memory as it is)
     memory_ids: tuple[str, ...]
     importance: float | None = None
     text: str | None = None

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engram_core import ledger
+from engram_core import ledger, restatements
 from engram_core.answers import ANSWER_TIER, answer_tiers, attribute_label, named_by_meaning
 from engram_core.config import EngineConfig
 from engram_core.index import ActiveIndex, IndexEntry, epoch_hours
@@ -273,7 +273,8 @@ def _reinforce(rt: Runtime, result: RecallResult, now: datetime, fillers: frozen
 def recall_now(rt: Runtime, query: str, budget: int, reinforce: bool = True) -> RecallResult:
     qv = rt.embed([query])[0]
     now = rt.now()
-    pool = _distinct(_veto(_index_candidates(rt, rt.index(), query, qv, now)))
+    index = rt.index()
+    pool = _distinct(_veto(restatements.apply(rt, index, _index_candidates(rt, index, query, qv, now))))
     result = _pack(rt, query, qv, budget, pool, None)
     if reinforce and result.items:
         result = replace(result, events=_reinforce(rt, result, now, pool.fillers))

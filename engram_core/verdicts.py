@@ -49,6 +49,8 @@ class _Fact(BaseModel):
     negated: bool = False
     critical: bool = False
     revision: bool = False
+    tentative: bool = False
+    replaces: str | None = Field(None, max_length=_MAX_TEXT)
 
     @field_validator("kind")
     @classmethod

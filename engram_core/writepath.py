@@ -1,22 +1,27 @@
-"""The write path: observe a message, gate it by importance, extract and adjudicate facts."""
+"""The write path: observe a message, gate it by importance, extract and adjudicate facts (plan, then apply)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
 
 from engram_core import ledger
+from engram_core.dependents import flag_dependents
+from engram_core.errors import BusyError
 from engram_core.model import (
     Assessment, Belief, Cardinality, Embedding, Event, EventKind, FactDraft, Memory, MemoryKind,
     MemoryStatus, Message, Verdict, WriteResult,
 )
 from engram_core.retention import RECALLABLE, initial_stability
 from engram_core.runtime import Runtime
-from engram_core.verdicts import parse_assessment, parse_verdicts
+from engram_core.verdicts import parse_assessment
+from engram_core.writeplan import AdjudicationPath, FactPlan, PlanOutdated, already_known, basis_holds, plan_facts
 
 DEFAULT_IMPORTANCE = 0.5
+MAX_PLAN_ATTEMPTS = 3  # plans made again when another writer changed the beliefs they were based on
 
 
 @dataclass
@@ -66,52 +71,6 @@ def store_memory(rt: Runtime, memory: Memory, log: WriteLog, belief: Belief | No
                                memory_kind=memory.kind.value, importance=round(memory.importance, 4), **detail))
 
 
-# -- adjudication -------------------------------------------------------------------
-
-def _semantic_candidates(rt: Runtime, draft: FactDraft, vector: np.ndarray,
-                         current: list[Belief]) -> list[tuple[Belief, float]]:
-    """Current beliefs of the same subject whose statement is close to the new fact."""
-    same_subject = [b for b in current if b.subject == draft.subject and b.memory_id]
-    memories = {m.id: m for m in rt.store.memories_by_ids([b.memory_id for b in same_subject])}
-    scored = []
-    for belief in same_subject:
-        memory = memories.get(belief.memory_id)
-        if memory is None or memory.embedding is None or memory.embedding.dim != vector.shape[0]:
-            continue
-        cosine = float(np.dot(memory.embedding.vector, vector))
-        if cosine >= rt.config.adjudication_candidate_threshold:
-            scored.append((belief, cosine))
-    scored.sort(key=lambda pair: -pair[1])
-    return scored[: rt.config.max_adjudication_candidates]
-
-
-def _semantic_verdict(rt: Runtime, draft: FactDraft, belief: Belief, cosine: float) -> Verdict | None:
-    """Near-identical single-valued statements supersede without asking a model."""
-    single = draft.cardinality is Cardinality.ONE and belief.cardinality is Cardinality.ONE
-    if single and not draft.negated and cosine >= rt.config.semantic_supersede_threshold:
-        return Verdict.SUPERSEDE
-    return None
-
-
-def adjudicate(rt: Runtime, draft: FactDraft, vector: np.ndarray) -> tuple[dict[str, Verdict], dict[str, Belief], str]:
-    """Verdicts against current beliefs: exact path, then semantic, then the LLM."""
-    current = rt.store.current_beliefs(subject=draft.subject)
-    exact = ledger.exact_candidates(draft, current)
-    if exact:
-        return {b.id: ledger.exact_verdict(draft, b) for b in exact}, {b.id: b for b in exact}, "exact"
-    candidates = _semantic_candidates(rt, draft, vector, current)
-    verdicts: dict[str, Verdict] = {}
-    for belief, cosine in candidates:
-        verdict = _semantic_verdict(rt, draft, belief, cosine)
-        if verdict is not None:
-            verdicts[belief.id] = verdict
-    rest = [b for b, _ in candidates if b.id not in verdicts]
-    if rest:
-        verdicts.update(parse_verdicts(rt.llm.adjudicate(draft, rest), [b.id for b in rest]))
-    path = "llm" if rest else "semantic" if candidates else "new"
-    return verdicts, {b.id: b for b, _ in candidates}, path
-
-
 # -- applying verdicts ----------------------------------------------------------------
 
 def _supersede_episodes(rt: Runtime, old: Belief, successor: Memory, message: Message, now: datetime,
@@ -146,33 +105,47 @@ def _supersede(rt: Runtime, old: Belief, new: Belief, new_memory: Memory, messag
     log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=old.memory_id, belief_id=old.id,
                                message_id=message.id, successor=new.id, path=path))
     _supersede_episodes(rt, old, new_memory, message, now, path, log)
+    log.events += flag_dependents(rt, old, new, (), now)
     return new, new_memory
 
 
-def write_fact(rt: Runtime, draft: FactDraft, vector: np.ndarray, message: Message, log: WriteLog) -> None:
-    now = rt.now()
-    verdicts, candidates, path = adjudicate(rt, draft, vector)
-    if path == "llm" and Verdict.UNDECIDED in verdicts.values():  # a model never answers "undecided"
+def _note_verdicts(rt: Runtime, plan: FactPlan, log: WriteLog) -> bool:
+    """Events for what the plan decided; False when the fact adds nothing and is not written."""
+    message, path = plan.source, plan.path.value
+    verdicts = plan.verdict_of
+    if plan.path is AdjudicationPath.LLM and Verdict.UNDECIDED in verdicts.values():  # a model never answers "undecided"
         log.events.append(rt.event(EventKind.FALLBACK, message_id=message.id, purpose="adjudicate",
                                    reason="unusable model verdict; nothing superseded"))
-    discarded = [bid for bid, v in verdicts.items() if v is Verdict.DISCARD]
+    if plan.path is AdjudicationPath.KNOWN or already_known(rt, plan.draft, message):
+        log.events.append(rt.event(EventKind.DISCARDED, message_id=message.id, path=AdjudicationPath.KNOWN.value,
+                                   reason="already in the ledger from this message"))
+        return False
+    discarded = [bid for bid, v in plan.verdicts if v is Verdict.DISCARD]
     if discarded:
+        reason = "tentative wording; the held value stays" if plan.draft.tentative else "already known"
         log.events.append(rt.event(EventKind.DISCARDED, belief_id=discarded[0], message_id=message.id,
-                                   path=path, reason="already known"))
+                                   path=path, reason=reason))
+        return False
+    if plan.belief is None:  # a tentative "gave up X" with no X held
+        log.events.append(rt.event(EventKind.DISCARDED, message_id=message.id, path=path,
+                                   reason="gives up nothing held"))
+        return False
+    return True
+
+
+def apply_fact(rt: Runtime, plan: FactPlan, log: WriteLog) -> None:
+    """Inside the write transaction: write what ``plan`` decided (no model is called here)."""
+    if not _note_verdicts(rt, plan, log) or plan.belief is None:
         return
-    belief = Belief(
-        id=rt.new_id("blf"), subject=draft.subject, predicate=ledger.belief_predicate(draft), object=draft.object,
-        statement=draft.statement, valid_from=message.occurred_at, recorded_at=now,
-        source_message_id=message.id, cardinality=draft.cardinality,
-    )
+    now, draft, message, path = rt.now(), plan.draft, plan.source, plan.path.value
     memory = new_memory(rt, kind=draft.kind, text=draft.statement, importance=draft.importance,
-                        at=message.occurred_at, vector=vector, provenance=(message.id,),
-                        session_id=message.session_id, subject=draft.subject, belief_id=belief.id,
+                        at=message.occurred_at, vector=plan.vector, provenance=(message.id,),
+                        session_id=message.session_id, subject=draft.subject, belief_id=plan.belief.id,
                         critical=draft.critical)
-    belief = replace(belief, memory_id=memory.id)
-    for bid, verdict in verdicts.items():
+    belief = replace(plan.belief, memory_id=memory.id)
+    for bid, verdict in plan.verdicts:
         if verdict is Verdict.SUPERSEDE:
-            belief, memory = _supersede(rt, candidates[bid], belief, memory, message, now, path, log)
+            belief, memory = _supersede(rt, plan.candidate(bid), belief, memory, message, now, path, log)
         elif verdict in (Verdict.COEXIST, Verdict.UNDECIDED):
             kind = EventKind.COEXISTED if verdict is Verdict.COEXIST else EventKind.UNDECIDED
             log.events.append(rt.event(kind, belief_id=bid, message_id=message.id, path=path, new_belief=belief.id))
@@ -183,6 +156,26 @@ def write_fact(rt: Runtime, draft: FactDraft, vector: np.ndarray, message: Messa
     else:
         rt.store.insert_memory(memory)
         log.memories.append(memory)
+
+
+def write_planned(rt: Runtime, facts: list[tuple[FactDraft, np.ndarray, Message]],
+                  apply: Callable[[tuple[FactPlan, ...], WriteLog], None]) -> WriteLog:
+    """Plan the facts with no transaction open, then ``apply`` the plan in one transaction that first
+    re-checks the beliefs it was based on; planned again (a bounded number of times) when they changed."""
+    for _ in range(MAX_PLAN_ATTEMPTS):
+        plans, basis = plan_facts(rt, facts, rt.now())
+        log = WriteLog([], [], [])
+        try:
+            with rt.store.transaction():
+                if not basis_holds(rt, basis):
+                    raise PlanOutdated
+                apply(plans, log)
+                rt.store.insert_events(log.events)
+            return log
+        except PlanOutdated:
+            rt.drop_index()
+    raise BusyError("the beliefs this write depends on kept changing while it was decided; nothing was "
+                    "written, try again")
 
 
 # -- use cases ------------------------------------------------------------------------
@@ -233,12 +226,15 @@ def _store_primary(rt: Runtime, obs: Observation, message: Message, importance: 
     store_memory(rt, memory, log)
 
 
+def _known_message(rt: Runtime, obs: Observation) -> Message | None:
+    return rt.store.message_by_external_id(obs.external_id) if obs.external_id else None
+
+
 def observe(rt: Runtime, obs: Observation) -> WriteResult:
-    """Store the message, gate it, extract and adjudicate its facts: one transaction."""
-    if obs.external_id:
-        existing = rt.store.message_by_external_id(obs.external_id)
-        if existing is not None:
-            return WriteResult(existing, (), (), ())
+    """Assess and plan with no transaction open; store the message, its episode and its facts in one."""
+    existing = _known_message(rt, obs)
+    if existing is not None:
+        return WriteResult(existing, (), (), ())
     now = rt.now()
     at = obs.occurred_at or now
     speaker = obs.speaker or obs.role
@@ -248,8 +244,12 @@ def observe(rt: Runtime, obs: Observation) -> WriteResult:
     # Only user messages become memories: an assistant turn is stored as a message, never embedded (a paid call).
     vectors = rt.embed(texts) if obs.role == "user" else np.zeros((len(texts), rt.embedder.dim), dtype=np.float32)
     message = Message(rt.new_id("msg"), obs.role, obs.session_id, obs.text, at, now, obs.external_id, obs.speaker)
-    log = WriteLog([], [], [])
-    with rt.store.transaction():
+    raced: list[Message] = []
+
+    def apply(plans: tuple[FactPlan, ...], log: WriteLog) -> None:
+        if (other := _known_message(rt, obs)) is not None:  # the same message, written meanwhile
+            raced.append(other)
+            return
         rt.claim_embedder()
         rt.store.insert_message(message)
         if assessment.fallback:
@@ -257,7 +257,8 @@ def observe(rt: Runtime, obs: Observation) -> WriteResult:
                                        reason="unusable model answer; default importance, no facts"))
         importance = obs.importance if obs.importance is not None else assessment.importance
         _store_primary(rt, obs, message, importance, vectors[0], bool(facts), log)
-        for draft, vector in zip(facts, vectors[1:]):
-            write_fact(rt, draft, vector, message, log)
-        rt.store.insert_events(log.events)
-    return log.result(message)
+        for plan in plans:
+            apply_fact(rt, plan, log)
+
+    log = write_planned(rt, [(f, v, message) for f, v in zip(facts, vectors[1:])], apply)
+    return WriteResult(raced[0], (), (), ()) if raced else log.result(message)

@@ -20,8 +20,9 @@ class ScriptedLLM:
                  adjudicate: Callable[[FactDraft, Sequence[Belief]], str] | None = None,
                  summarise: Callable[[Sequence[str]], str] | None = None,
                  dream: Callable[[Sequence[tuple[str, str, float]]], str] | None = None,
-                 unreachable: bool = False) -> None:
+                 unreachable: bool = False, on_call: Callable[[str], None] | None = None) -> None:
         self._assess = assess or {}
+        self._on_call = on_call  # runs at every call, before the answer (a port-level probe of the caller's state)
         self._adjudicate = adjudicate
         self._summarise = summarise
         self._dream = dream
@@ -29,6 +30,8 @@ class ScriptedLLM:
         self.calls: list[tuple[str, object]] = []
 
     def _check(self) -> None:
+        if self._on_call is not None:
+            self._on_call(self.calls[-1][0])
         if self.unreachable:
             raise ProviderError("scripted LLM is unreachable")
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from engram_core.adapters import sqlite_rows as rows
 from engram_core.adapters.sqlite_lexical import RECALLABLE_SQL, CacheKey, LexicalCache, fts_search
 from engram_core.adapters.sqlite_purge import PurgeRows
+from engram_core.adapters.sqlite_reviews import StaleReviewRows
 from engram_core.errors import SchemaTooNewError, StoreError
 from engram_core.model import AccessState, Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
 from engram_core.private_files import private_dir, private_file
@@ -55,7 +56,7 @@ def _connect(path: str) -> sqlite3.Connection:
     return conn
 
 
-class SqliteStore:
+class SqliteStore(StaleReviewRows):
     """All SQL lives here; the engine speaks in domain values."""
 
     def __init__(self, path: str | Path = ":memory:") -> None:
@@ -95,6 +96,11 @@ class SqliteStore:
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
             raise
+
+    @property
+    def in_transaction(self) -> bool:
+        """A write transaction is open on this connection (no model may be called while it is)."""
+        return self.conn.in_transaction
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -6,22 +6,25 @@ Scenario file (documented in docs/benchmarks.md)::
      "sessions": [{"gap_hours": number, "messages": [str]}],
      "probes": [{"query": str, "budget": int, "expect": [str], "forbid": [str]}]}
 
-Each session starts ``gap_hours`` after the previous one's last message; its
-messages are observed a minute apart. Probes are asked an hour after the last
-message. A probe passes when every ``expect`` string and no ``forbid`` string
+Each session starts ``gap_hours`` after the previous one ended; its messages are
+observed a minute apart. A session with no messages is time passing: the next
+session, or the probes, come that much later. Probes are asked an hour after the
+last session. A probe passes when every ``expect`` string and no ``forbid`` string
 occurs in the rendered memory block (case-insensitive).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
+from typing import Protocol
 
 import click
-from pydantic import BaseModel, ConfigDict, Field, ValidationError as PydanticError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError as PydanticError, model_validator
 
 from engram_core.bench.baselines import Turn, all_systems
 from engram_core.bench.common import (
@@ -39,7 +42,7 @@ class SessionIn(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     gap_hours: float = Field(ge=0)
-    messages: list[str] = Field(min_length=1)
+    messages: list[str] = []  # none: time passes
 
 
 class ProbeIn(BaseModel):
@@ -58,6 +61,12 @@ class ScenarioIn(BaseModel):
     sessions: list[SessionIn] = Field(min_length=1)
     probes: list[ProbeIn] = Field(min_length=1)
 
+    @model_validator(mode="after")
+    def _some_message(self) -> ScenarioIn:
+        if not any(s.messages for s in self.sessions):
+            raise ValueError("no session has a message")
+        return self
+
 
 def shipped_scenarios() -> list[Path]:
     folder = resources.files("engram_core.bench") / "scenarios"
@@ -75,14 +84,30 @@ def load_scenario(path: Path) -> ScenarioIn:
         raise ValidationError(f"{path}: {where}: {first['msg']}", field="file") from exc
 
 
-def scenario_turns(scenario: ScenarioIn, start: datetime) -> list[Turn]:
+class SessionLike(Protocol):
+    gap_hours: float
+    messages: list[str]
+
+
+def timed_sessions(sessions: Sequence[SessionLike], start: datetime, prefix: str = "s") -> tuple[list[Turn], datetime]:
+    """Every message as a turn at its time, and the moment the last session ended: an empty
+    session moves that moment on by its gap, so what comes next comes that much later."""
     turns, at = [], start
-    for number, session in enumerate(scenario.sessions, start=1):
+    for number, session in enumerate(sessions, start=1):
         at += timedelta(hours=session.gap_hours)
         for index, text in enumerate(session.messages):
-            turns.append(Turn(f"s{number}-m{index + 1}", f"session-{number}", None, text, at))
+            turns.append(Turn(f"{prefix}{number}-m{index + 1}", f"session-{number}", None, text, at))
             at += MESSAGE_SPACING
-    return turns
+    return turns, at - MESSAGE_SPACING if sessions[-1].messages else at
+
+
+def scenario_turns(scenario: ScenarioIn, start: datetime) -> list[Turn]:
+    return timed_sessions(scenario.sessions, start)[0]
+
+
+def probe_time(scenario: ScenarioIn, start: datetime) -> datetime:
+    """An hour after the last message, or after the time that passed in trailing empty sessions."""
+    return timed_sessions(scenario.sessions, start)[1] + PROBE_DELAY
 
 
 @dataclass(frozen=True)
@@ -106,7 +131,7 @@ def judge(block: str, probe: ProbeIn) -> tuple[tuple[str, ...], tuple[str, ...]]
 def run_scenario(scenario: ScenarioIn, embedder: CachingEmbedder) -> list[ProbeResult]:
     turns = scenario_turns(scenario, BENCH_START)
     systems = all_systems(embedder, BENCH_START)
-    ask_at = turns[-1].at + PROBE_DELAY
+    ask_at = probe_time(scenario, BENCH_START)
     results = []
     try:
         for turn in turns:

@@ -20,5 +20,5 @@ def register_suites() -> None:
         bench.add_command(import_module(f"engram_core.bench.{name}").command)
 
 
-SUITES: list[str] = ["retrieval", "answers", "supersession", "scenario", "scale", "growth", "mcp", "service",
-                     "storage", "fanout"]
+SUITES: list[str] = ["retrieval", "answers", "supersession", "truth", "scenario", "scale", "growth", "mcp",
+                     "service", "storage", "fanout"]

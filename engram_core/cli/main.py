@@ -175,7 +175,7 @@ def consolidate(ctx: Context, session_id: str, as_json: bool) -> None:
 @pass_engine
 @handle_errors
 def dream(ctx: Context, proposal_id: str | None, approve: tuple[str, ...], as_json: bool) -> None:
-    """Propose merges/forgets/re-importance; apply only what you approve."""
+    """Propose merges/forgets/re-importance and reviews of possibly stale memories; apply only what you approve."""
     if proposal_id:
         events = [event_view(e) for e in ctx.engine().dream_apply(proposal_id, approve)]
         print_json(events) if as_json else echo_events(events)

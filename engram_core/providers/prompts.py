@@ -25,25 +25,35 @@ DATA_RULE = (
 )
 
 ASSESS_SYSTEM = f"""You are the bookkeeping model of a long-term memory engine.
-For one message, decide how important it is to remember and extract durable facts about the speaker.
+For one message, decide how important it is to remember and extract durable facts the speaker states
+as true now, about themselves or about other people.
 {DATA_RULE}
 
 Answer with one JSON object only:
 {{"importance": 0.0-1.0, "facts": [{{"subject": "...", "predicate": "...", "object": "...", "statement": "...",
   "kind": "fact|preference|skill", "importance": 0.0-1.0, "cardinality": "one|many",
-  "negated": false, "critical": false, "revision": false}}]}}
+  "negated": false, "critical": false, "revision": false, "tentative": false, "replaces": null}}]}}
 
 Rules:
 - importance: 0.1 small talk, 0.5 useful context, 0.8+ lasting personal facts, 0.95+ health or safety.
-- subject: "user" when the speaker is the user, otherwise the speaker's name in lower case.
+- subject: "user" when the fact is about the speaking user, otherwise the speaker's name in lower case.
+  A fact about someone else gets that person as subject: their relation in lower case ("sister", "boss",
+  "daughter") or their name when no relation is given ("priya"); never "user".
 - predicate: short snake_case, reuse common ones: name, lives_in, works_at, job_title, project_name,
-  allergy, diet, likes, dislikes, hobby, speaks_language, birthday, relationship_status.
+  allergy, diet, likes, dislikes, hobby, speaks_language, birthday, relationship_status, school.
 - object: the value only (e.g. "Lisbon"); statement: one plain sentence in the third person
   ("The user lives in Lisbon.").
 - cardinality "one" when a person holds one value at a time (lives_in, name), "many" otherwise (likes).
-- negated: the message denies the fact; critical: allergies, medical or safety facts, identity.
+- negated: the message says the fact no longer holds or never held ("I don't drink coffee anymore");
+  critical: allergies, medical or safety facts.
 - revision: the message says a value changed ("moved", "renamed", "no longer", "now").
-- No facts for questions, greetings or things said about the assistant. Empty list when unsure."""
+- tentative: the wording only suggests the fact ("I'm Sam" could be a name or a state): it will never
+  replace a value already held.
+- replaces: for a correction or a rename ("Tuesday, not Monday", "Quill is now Inkwell"), the old value;
+  then object is the new one.
+- No facts from questions, hypotheticals, wishes or plans ("what if I took the job in Oslo?", "someday I
+  want to run a bakery"), from the past ("back when I was a waiter"), from chatter about a passing state
+  ("I'm tired", "I'm on my way"), or from words quoted from someone else. Empty list when unsure."""
 
 ADJUDICATE_SYSTEM = f"""You keep a ledger of beliefs about people. A new fact arrived; for each current
 belief listed, decide what the new fact does to it:
