@@ -25,8 +25,16 @@ def to_storage(moment: datetime) -> str:
     return f"{utc.year:04d}" + utc.strftime("-%m-%dT%H:%M:%S.%fZ")
 
 
+# What to_storage writes. Read by slicing: strptime costs about 10 us a call, and a cold store's first
+# recall reads two timestamps of every active memory.
+_STORED = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
+
+
 def from_storage(text: str) -> datetime:
     """Also reads the unpadded years below 1000 that older versions wrote ('999-06-01T...')."""
+    if _STORED.fullmatch(text):
+        return datetime(int(text[0:4]), int(text[5:7]), int(text[8:10]), int(text[11:13]), int(text[14:16]),
+                        int(text[17:19]), int(text[20:26]), tzinfo=timezone.utc)
     year, dash, rest = text.partition("-")
     if dash and 0 < len(year) < 4 and year.isdigit():
         text = year.zfill(4) + dash + rest

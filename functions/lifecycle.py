@@ -46,14 +46,10 @@ def healthz(service: ServiceDep) -> dict:
 
 @router.post("/initialize", response_model=LifecycleOut, responses=HOOK_ERRORS, dependencies=[HookCaller])
 def initialize(service: ServiceDep) -> dict:
-    """FC's initializer: load the local embedder once, so the first real request does not pay for it."""
-    from engram_core.adapters.minilm import MiniLMEmbedder
-    from engram_core.providers import build_providers
+    """FC's initializer: load the local embedder, the token vocabulary and the read path before any request."""
+    from functions.warmup import warm_up
 
-    embedder = build_providers(embedder=service.settings.embedder).embedder
-    if isinstance(embedder, MiniLMEmbedder):
-        embedder.embed(["warm up"])
-    return {"status": "ok", "detail": f"embedder {embedder.model_id} ready"}
+    return {"status": "ok", "detail": f"embedder {warm_up(service.settings.embedder)} ready"}
 
 
 @router.get("/pre-stop", response_model=LifecycleOut, responses=HOOK_ERRORS, dependencies=[HookCaller])

@@ -140,9 +140,11 @@ def _stages() -> list[list[str]]:
 
 def test_dockerfile_is_slim_amd64_non_root_without_torch_and_compiles_only_in_the_build_stage() -> None:
     build, final = _stages()
-    for stage in (build, final):
-        assert stage[0].startswith("FROM --platform=linux/amd64 ${PYTHON_IMAGE}")
-    assert 'ARG PYTHON_IMAGE=python:3.11-slim-bookworm' in (INFRA / "Dockerfile").read_text()
+    assert build[0].startswith("FROM --platform=linux/amd64 ${PYTHON_IMAGE} AS build")
+    assert final[0] == "FROM --platform=linux/amd64 ${RUNTIME_IMAGE}"
+    text = (INFRA / "Dockerfile").read_text()
+    assert "ARG PYTHON_IMAGE=python:3.11-slim-bookworm" in text
+    assert "ARG RUNTIME_IMAGE=${PYTHON_IMAGE}" in text  # one base unless a check passes a runtime-only one
     everything = "\n".join(build + final).lower()
     assert "torch" not in everything.replace("pip show torch", "")
     assert "! /opt/engram/bin/pip show torch" in "\n".join(build)
@@ -176,8 +178,51 @@ def test_dependencies_install_from_hashed_locks_before_the_source_is_copied() ->
     sources = [name for line in build if line.startswith("COPY ") and "--from" not in line
                for name in line.split()[1:-1]]
     assert sources == ["infra/requirements.lock", "infra/minilm.lock", "infra/build.lock", "pyproject.toml",
-                       "README.md", "engram_core", "functions"]
+                       "README.md", "engram_core", "functions", "infra/slim-venv.sh"]
     assert all((ROOT / name).exists() for name in sources)
+
+
+def test_the_venv_is_slimmed_after_every_install_and_the_final_stage_has_no_pip() -> None:
+    build, final = _stages()
+    slim = build.index("RUN sh infra/slim-venv.sh /opt/engram")
+    assert slim == len(build) - 1  # after the last install: nothing is added to the venv afterwards
+    assert all("pip" not in line for line in final)
+    script = (INFRA / "slim-venv.sh").read_text(encoding="utf-8")
+    steps = [line for line in script.splitlines() if line.startswith(('"$PY" -m pip uninstall', "find ", "embed "))]
+    assert steps[0].startswith('embed "$REFERENCE/before.npy"') and steps[-1].startswith('embed "$REFERENCE/after')
+    assert steps[-2].endswith("uninstall -y -q setuptools wheel pip")  # pip goes last, after it removed the rest
+    assert "a.tobytes() == b.tobytes()" in script  # the vectors are compared bit for bit
+
+
+def _removed_modules() -> list[str]:
+    """The import names of what infra/slim-venv.sh uninstalls besides pip and the build tools."""
+    script = (INFRA / "slim-venv.sh").read_text(encoding="utf-8")
+    line = next(line for line in script.splitlines() if line.startswith('"$PY" -m pip uninstall')
+                and "pip\n" not in line and not line.endswith(" pip"))
+    names = line.split("-q", 1)[1].split()
+    import_names = {"huggingface-hub": "huggingface_hub", "hf-xet": "hf_xet", "pyyaml": "yaml"}
+    return [import_names.get(name, name) for name in names]
+
+
+def test_nothing_the_functions_run_imports_what_the_image_leaves_out() -> None:
+    import subprocess
+    import sys
+
+    removed = _removed_modules()
+    assert removed == ["huggingface_hub", "hf_xet", "fsspec", "filelock", "yaml"]
+    program = f"""
+import sys
+import functions.app, functions.fanout, functions.invokers, functions.mcp_http, functions.lifecycle
+import engram_core.snapshots.oss, engram_core.providers.qwen, engram_core.providers.qwen_embed
+import engram_core.adapters.minilm, engram_core.adapters.tokens, engram_core.cli.serve
+import alibabacloud_fc20230330.client, oss2, openai, mcp, uvicorn, tokenizers, safetensors.numpy, tiktoken
+from engram_core.adapters.tokens import default_token_counter
+default_token_counter().count("warm up")
+print(sorted(name for name in {removed!r} if name in sys.modules))
+"""
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=ROOT,
+                            timeout=120, check=True)
+    assert result.stdout.strip() == "[]", result.stdout
 
 
 def _pins(path: Path) -> dict[str, str]:
