@@ -18,7 +18,11 @@ class ScoringWeights(BaseModel):
     recency_half_life_hours: float = Field(24 * 30, gt=0)
     rank_fusion: float = Field(0.0, ge=0, le=1, description="share of reciprocal-rank fusion (of the cosine and "
                                                              "BM25 rankings) in the match that ranks")
-    neighbours: float = Field(0.30, ge=0, le=1, description="share of the best adjacent turn's match a turn gains")
+    neighbours: float = Field(0.50, ge=0, le=1, description="share of the best adjacent turn's match a turn gains")
+    entity: float = Field(0.10, ge=0, le=1, description="match a memory gains when the query names its speaker or "
+                                                        "subject")
+    timeframe: float = Field(0.30, ge=0, le=1, description="match a memory gains when it was recorded in the time "
+                                                           "the query names (\"in July 2023\")")
 
 
 class EngineConfig(BaseModel):

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from engram_core.config import EngineConfig
+from engram_core.entities import memory_entity
 from engram_core.model import Belief, Cardinality, Memory, MemoryKind, MemoryStatus
 from engram_core.render import BlockForm
 
@@ -80,6 +81,9 @@ class ActiveIndex:
         self.previous = np.full(capacity, -1, dtype=np.int64)
         self.following = np.full(capacity, -1, dtype=np.int64)
         self._last_in_session: dict[str, int] = {}
+        # Entity links: the speaker or subject of each row (-1: none), by id into ``entity_ids``.
+        self.entity = np.full(capacity, -1, dtype=np.int64)
+        self.entity_ids: dict[str, int] = {}
 
     @classmethod
     def build(cls, dim: int, config: EngineConfig, rows: list[tuple[Memory, Belief | None]]) -> "ActiveIndex":
@@ -96,6 +100,7 @@ class ActiveIndex:
         self.alive = np.concatenate([self.alive, np.zeros(grown, dtype=bool)])
         self.previous = np.concatenate([self.previous, np.full(grown, -1, dtype=np.int64)])
         self.following = np.concatenate([self.following, np.full(grown, -1, dtype=np.int64)])
+        self.entity = np.concatenate([self.entity, np.full(grown, -1, dtype=np.int64)])
 
     def _write_columns(self, pos: int, memory: Memory) -> None:
         cols = self.columns
@@ -120,6 +125,11 @@ class ActiveIndex:
         self._write_columns(pos, memory)
         self.alive[pos] = True
         self._link(pos, memory)
+        self._name(pos, memory)
+
+    def _name(self, pos: int, memory: Memory) -> None:
+        key = memory_entity(memory)
+        self.entity[pos] = -1 if key is None else self.entity_ids.setdefault(key, len(self.entity_ids))
 
     def _link(self, pos: int, memory: Memory) -> None:
         """An episode follows the last one of its session that is not newer (memories arrive in order)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import NamedTuple
 
 import numpy as np
@@ -12,6 +12,7 @@ import numpy as np
 from engram_core import ledger, restatements
 from engram_core.answers import ANSWER_TIER, answer_tiers, attribute_label, named_by_meaning
 from engram_core.config import EngineConfig
+from engram_core.entities import named_entities
 from engram_core.index import ActiveIndex, IndexEntry, epoch_hours
 from engram_core.model import (
     AccessState, Belief, Cardinality, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallItem, RecallResult,
@@ -23,6 +24,7 @@ from engram_core.render import (
 from engram_core.retention import hours_between, reinforced_stability, retention
 from engram_core.runtime import Runtime
 from engram_core.scoring import CandidateArrays, breakdown_at, normalise_lexical, rank_fusion, score_arrays
+from engram_core.timeframes import TOLD_WITHIN, named_window
 from engram_core.words import carries, meaning
 
 
@@ -60,6 +62,24 @@ def _links(links: np.ndarray, alive: np.ndarray) -> np.ndarray:
     return np.where((links >= 0) & alive[np.maximum(links, 0)], links, -1)
 
 
+def _named(index: ActiveIndex, query: str, size: int, share: float) -> np.ndarray | None:
+    """1.0 for rows whose speaker or subject the query names (entity links), None when it names none."""
+    if share <= 0 or not index.entity_ids:
+        return None
+    named = named_entities(query, index.entity_ids)
+    return np.isin(index.entity[:size], named).astype(np.float64) if named else None
+
+
+def _dated(index: ActiveIndex, query: str, size: int, now: datetime, share: float) -> np.ndarray | None:
+    """1.0 for rows recorded in the time the query names (or in the days after), None when it names none."""
+    window = named_window(query, now.replace(tzinfo=None)) if share > 0 else None
+    if window is None:
+        return None
+    start, end = (epoch_hours(t.replace(tzinfo=timezone.utc)) for t in (window[0], window[1] + TOLD_WITHIN))
+    created = index.columns["created_h"][:size]
+    return ((created >= start) & (created < end)).astype(np.float64)
+
+
 def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarray, now: datetime,
                       active_only: bool = True) -> Pool:
     """Vectorised scoring over the whole index; the best ``candidate_pool`` survive."""
@@ -79,6 +99,8 @@ def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarra
         if w.rank_fusion > 0 else None,
         previous=_links(index.previous[:size], alive) if w.neighbours > 0 else None,
         following=_links(index.following[:size], alive) if w.neighbours > 0 else None,
+        named=_named(index, query, size, w.entity),
+        dated=_dated(index, query, size, now, w.timeframe),
     )
     parts = score_arrays(arrays, rt.config)
     eligible, cold = _eligible(parts, cols["critical"][:size] > 0, cols["archived"][:size] > 0, alive, rt.config)

@@ -33,6 +33,8 @@ class CandidateArrays:
     fused: np.ndarray | None = None  # reciprocal-rank fusion of the two rankings, scaled to [0, 1]
     previous: np.ndarray | None = None  # row of the turn before in the same session, -1 for none
     following: np.ndarray | None = None
+    named: np.ndarray | None = None  # 1.0 where the query names the memory's speaker or subject
+    dated: np.ndarray | None = None  # 1.0 where the memory was recorded in the time the query names
 
 
 def normalise_lexical(raw: np.ndarray) -> np.ndarray:
@@ -81,6 +83,10 @@ def score_arrays(cols: CandidateArrays, config: EngineConfig) -> dict[str, np.nd
     match = similarity if cols.fused is None else (1.0 - w.rank_fusion) * similarity + w.rank_fusion * cols.fused
     if w.neighbours > 0:
         match = match + w.neighbours * _neighbour_match(match, cols.previous, cols.following)
+    if cols.named is not None:
+        match = match + w.entity * cols.named
+    if cols.dated is not None:
+        match = match + w.timeframe * cols.dated
     recency = 0.5 ** (cols.hours_since_created / w.recency_half_life_hours)
     prior = cols.prior
     relevance = w.similarity * match + w.importance * cols.importance + w.recency * recency + prior
