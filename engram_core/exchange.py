@@ -24,7 +24,8 @@ from engram_core.timeutil import MAX_DURATION, from_storage, stored_offset, to_s
 FORMAT_NAME = "engram-export"
 FORMAT_VERSION = 1
 _TABLES = {"message": "messages", "memory": "memories", "belief": "beliefs", "event": "events",
-           "dream_proposal": "dream_proposals", "usage": "model_usage"}
+           "dream_proposal": "dream_proposals", "usage": "model_usage", "stale_review": "stale_reviews"}
+_KEYS = {"stale_reviews": "memory_id"}  # the column that names a row, where it is not ``id``
 
 
 class _Stamp(BaseModel):
@@ -130,6 +131,21 @@ class UsageRecord(_Stamp):
     cost_usd: float = Field(ge=0)
 
 
+class StaleReviewRecord(_Stamp):
+    """A memory demoted as possibly stale until reviewed (its memory comes earlier in the file)."""
+
+    type: Literal["stale_review"]
+    memory_id: str = Field(min_length=1)
+    belief_id: str = Field(min_length=1)
+    reason: str
+    flagged_at: str
+    resolved_at: str | None = None
+
+    @property
+    def id(self) -> str:
+        return self.memory_id
+
+
 class Header(BaseModel):
     """Every field is checked: a header is caller input like any other line."""
 
@@ -144,7 +160,7 @@ class Header(BaseModel):
 
 
 _RECORDS = {"message": MessageRecord, "memory": MemoryRecord, "belief": BeliefRecord, "event": EventRecord,
-            "dream_proposal": ProposalRecord, "usage": UsageRecord}
+            "dream_proposal": ProposalRecord, "usage": UsageRecord, "stale_review": StaleReviewRecord}
 _JSON_COLUMNS = {"provenance", "detail", "actions", "rejected"}
 
 
@@ -238,7 +254,7 @@ def import_records(rt: Runtime, header: Header, records: list[BaseModel]) -> dic
     with rt.store.transaction():
         for record in records:
             table = _TABLES[record.type]
-            if rt.store.row_exists(table, record.id):
+            if rt.store.row_exists(table, record.id, _KEYS.get(table, "id")):
                 raise ImportFormatError(f"{record.type} {record.id!r} already exists in this store", field="id")
             rt.store.insert_row(table, _db_row(record))
             counts[record.type] = counts.get(record.type, 0) + 1

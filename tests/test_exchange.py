@@ -6,7 +6,7 @@ import json
 from datetime import timedelta
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engram_core.errors import ImportFormatError
@@ -35,6 +35,7 @@ def _engine_from(clock, plan):  # noqa: ANN001, ANN202
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps)
+@example(plan=[("lives_in", "jazz", 1.0, 0), ("project_name", "jazz", 0.0, 0), ("project_name", "Lisbon", 1.0, 0)])
 def test_round_trip_is_lossless(clock, plan) -> None:  # noqa: ANN001
     source = _engine_from(clock, plan)
     exported = list(source.export_lines())

@@ -423,8 +423,9 @@ class SqliteStore(StaleReviewRows):
         if self.path != ":memory:":
             self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
-    def row_exists(self, table: str, row_id: str) -> bool:
-        return self.conn.execute(f"SELECT 1 FROM {table} WHERE id = ?", (row_id,)).fetchone() is not None
+    def row_exists(self, table: str, row_id: str, key: str = "id") -> bool:
+        """``table`` and ``key`` are ours, never caller text."""
+        return self.conn.execute(f"SELECT 1 FROM {table} WHERE {key} = ?", (row_id,)).fetchone() is not None
 
     def insert_row(self, table: str, row: dict) -> None:
         """Raw insert for imports; ``table`` is one of ours, never caller text."""
