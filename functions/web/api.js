@@ -36,7 +36,11 @@ async function send(method, path, key, body) {
     throw new ApiError(0, "unreachable", "the server could not be reached");
   }
   const parsed = parseJson(await response.text());
-  if (!response.ok) throw errorFrom(response, parsed);
+  if (!response.ok) {
+    const error = errorFrom(response, parsed);
+    error.key = key; // which key was refused: a late reply to a key since forgotten must not sign out the next
+    throw error;
+  }
   return parsed;
 }
 

@@ -41,6 +41,7 @@ function countDown(seconds) {
 }
 
 function showError(error) {
+  if (error.status === 401 && error.key !== state.key) return; // a late reply for a key already forgotten
   clearError();
   const box = byId("alert");
   box.textContent = describeError(error);
