@@ -14,6 +14,7 @@ from typing import TypeVar
 
 import click
 import numpy as np
+from pydantic import BaseModel, ValidationError as PydanticError
 from tqdm import tqdm
 
 from engram_core.errors import ConfigurationError, ValidationError
@@ -222,3 +223,18 @@ def write_plots(report: Report, plot_dir: Path) -> list[Path]:
         plt.close(fig)
         paths.append(path)
     return paths
+
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def read_json_model(path: Path, model: type[Model]) -> Model:
+    """A JSON file read into ``model``; what is wrong with it is one ValidationError naming the place."""
+    try:
+        return model.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValidationError(f"{path}: not a readable JSON file ({exc})", field="file") from exc
+    except PydanticError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "top level"
+        raise ValidationError(f"{path}: {where}: {first['msg']}", field="file") from exc

@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Protocol
 
 import click
-from pydantic import BaseModel, ConfigDict, Field, ValidationError as PydanticError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engram_core.bench.baselines import Turn, all_systems
 from engram_core.bench.common import (
+    read_json_model,
     BENCH_START, CachingEmbedder, Report, Table, bench_embedder, current_embedder_name, emit, output_options,
     require_plotting,
 )
@@ -74,14 +75,7 @@ def shipped_scenarios() -> list[Path]:
 
 
 def load_scenario(path: Path) -> ScenarioIn:
-    try:
-        return ScenarioIn.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValidationError(f"{path}: not a readable JSON file ({exc})", field="file") from exc
-    except PydanticError as exc:
-        first = exc.errors()[0]
-        where = ".".join(map(str, first["loc"])) or "top level"
-        raise ValidationError(f"{path}: {where}: {first['msg']}", field="file") from exc
+    return read_json_model(path, ScenarioIn)
 
 
 class SessionLike(Protocol):

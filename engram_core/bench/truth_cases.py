@@ -20,8 +20,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError as PydanticError
+from pydantic import BaseModel, ConfigDict, Field
 
+from engram_core.bench.common import read_json_model
 from engram_core.errors import ValidationError
 from engram_core.model import Belief
 
@@ -94,14 +95,7 @@ def shipped_cases_path() -> Path:
 
 def load_cases(path: Path | None = None) -> list[CaseIn]:
     path = path or shipped_cases_path()
-    try:
-        parsed = CaseFileIn.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValidationError(f"{path}: not a readable JSON file ({exc})", field="file") from exc
-    except PydanticError as exc:
-        first = exc.errors()[0]
-        where = ".".join(map(str, first["loc"])) or "top level"
-        raise ValidationError(f"{path}: {where}: {first['msg']}", field="file") from exc
+    parsed = read_json_model(path, CaseFileIn)
     ids = [c.id for c in parsed.cases]
     if len(set(ids)) != len(ids):
         raise ValidationError(f"{path}: case ids must be unique", field="file")
