@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from engram_core.bench.processes import free_port, stop
+from engram_bench.processes import free_port, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
