@@ -6,7 +6,7 @@ from fastapi import APIRouter, Response
 
 from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, shape
 from functions.openapi import LIMITED_WRITE_ERRORS
-from functions.schemas import ChatRequest, ChatResponse
+from engram_core.core.schemas import ChatRequest, ChatResponse
 from functions.views import chat_view
 
 router = APIRouter(tags=["chat"])

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from engram_core.views import event_view, proposal_view, write_view
+from engram_core.usecases.views import event_view, proposal_view, write_view
 from functions import schedule
 from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, shape
 from functions.openapi import LIMITED_WRITE_ERRORS
-from functions.schemas import ConsolidateRequest, DreamApplyOut, DreamApplyRequest, ProposalOut, WriteOut
+from engram_core.core.schemas import ConsolidateRequest, DreamApplyOut, DreamApplyRequest, ProposalOut, WriteOut
 
 router = APIRouter(tags=["consolidate"])
 

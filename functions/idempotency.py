@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from engram_core.errors import ValidationError
+from engram_core.core.errors import ValidationError
 
 SLOTS = 128
 MAX_KEPT_BYTES = 256 * 1024  # a larger first result is not kept: its retry gets a 409 instead of a copy

@@ -9,16 +9,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from engram_core.adapters.clock import SystemClock
-from engram_core.ports import Clock
+from engram_core.core.ports import Clock
 from functions import idempotency
-from engram_core.credentials import KeyRing, parse_key_entries
+from engram_core.tenants.credentials import KeyRing, parse_key_entries
 from functions.keysource import KeySource
 from functions.ratelimit import RateLimiter
 from functions.settings import FanoutMode, Platform, ServiceSettings
 
 if TYPE_CHECKING:
-    from engram_core.engine import Engine
-    from engram_core.tenancy import TenantStores
+    from engram_core.usecases.engine import Engine
+    from engram_core.tenants.tenancy import TenantStores
     from functions.fanout import Invoker
 
 T = TypeVar("T")
@@ -135,7 +135,7 @@ def check_object_store(settings: ServiceSettings) -> None:
 def build_service(settings: ServiceSettings, *, extra_keys: list | None = None,
                   stores: TenantStores | None = None) -> Service:
     from engram_core.providers import embedder_is_hosted
-    from engram_core.tenancy import open_tenant_stores
+    from engram_core.tenants.tenancy import open_tenant_stores
 
     check_object_store(settings)
     return Service(

@@ -1,13 +1,13 @@
-"""Response shapes the HTTP API adds to the shared views (``engram_core.views``)."""
+"""Response shapes the HTTP API adds to the shared views (``engram_core.usecases.views``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engram_core.views import belief_view, event_view, memory_view, message_view, recall_view
+from engram_core.usecases.views import belief_view, event_view, memory_view, message_view, recall_view
 
 if TYPE_CHECKING:
-    from engram_core.engine import ChatTurn, Engine
+    from engram_core.usecases.engine import ChatTurn, Engine
 
 
 def chat_view(turn: ChatTurn, session_id: str, reply_tokens: int, llm: str) -> dict:

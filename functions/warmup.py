@@ -24,7 +24,7 @@ def warm_up(embedder_choice: str | None) -> str:
 def _warm_read_path() -> None:
     """Token counter and the modules a recall imports, on an empty store (hashing embedder, offline LLM)."""
     from engram_core import open_engine
-    from engram_core.adapters.offline_llm import OfflineLLM
+    from engram_core.adapters.offline.llm import OfflineLLM
     from engram_core.adapters.tokens import default_token_counter
 
     default_token_counter().count("warm up")

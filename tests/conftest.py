@@ -13,8 +13,8 @@ from fakes import ScriptedLLM, counter_ids  # noqa: E402
 
 from engram_core.adapters.clock import FixedClock  # noqa: E402
 from engram_core.adapters.sqlite_store import SqliteStore  # noqa: E402
-from engram_core.config import EngineConfig  # noqa: E402
-from engram_core.engine import Engine  # noqa: E402
+from engram_core.core.config import EngineConfig  # noqa: E402
+from engram_core.usecases.engine import Engine  # noqa: E402
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 
@@ -34,7 +34,7 @@ def clock() -> FixedClock:
 def make_engine(clock: FixedClock, llm=None, path: str = ":memory:", config: EngineConfig | None = None,  # noqa: ANN001
                 embedder=None, new_id=None) -> Engine:  # noqa: ANN001
     from engram_core.adapters.hashing import HashingEmbedder
-    from engram_core.adapters.offline_llm import OfflineLLM
+    from engram_core.adapters.offline.llm import OfflineLLM
     from engram_core.adapters.tokens import ConservativeTokenCounter
 
     return Engine(SqliteStore(path), embedder=embedder or HashingEmbedder(), llm=llm or OfflineLLM(),

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import requests
 
-from engram_core.bench.processes import free_port, stop
-from engram_core.credentials import KeyEntry, hash_key
+from engram_bench.processes import free_port, stop
+from engram_core.tenants.credentials import KeyEntry, hash_key
 
 ROOT = Path(__file__).resolve().parents[1]
 EVENTS = Path(__file__).parent / "fixtures" / "fc_events"

@@ -160,7 +160,7 @@ def test_every_call_the_board_makes_is_served_on_the_same_origin() -> None:
 def test_the_container_command_is_one_the_server_accepts() -> None:
     from click.testing import CliRunner
 
-    from engram_core.cli.serve import serve
+    from functions.serve import serve
 
     command = functions()["engram-chat"]["customContainerConfig"]["command"]
     dockerfile_cmd = next(line for line in (ROOT / "infra" / "Dockerfile").read_text().splitlines()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from engram_core.bench.processes import free_port, stop
+from engram_bench.processes import free_port, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY_LINE = re.compile(r"dev API key for tenant 'dev': (egk_\S+)")

@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from conftest import make_engine
 
-from engram_core.model import MemoryStatus
+from engram_core.core.model import MemoryStatus
 
 
 def _say(engine, clock, *messages: str, gap: timedelta = timedelta(days=1)) -> None:  # noqa: ANN001

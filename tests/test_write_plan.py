@@ -10,9 +10,9 @@ import pytest
 from conftest import make_engine
 from fakes import ScriptedLLM, assessment, fact
 
-from engram_core.adapters.offline_llm import OfflineLLM
-from engram_core.errors import BusyError
-from engram_core.model import EventKind
+from engram_core.adapters.offline.llm import OfflineLLM
+from engram_core.core.errors import BusyError
+from engram_core.core.model import EventKind
 
 WORKS_AT_ACME = fact("user", "works_at", "Acme", "The user works at Acme.")
 # Another predicate and many-valued, so neither the exact nor the semantic rule decides: the model is asked.

@@ -15,11 +15,11 @@ from engram_core.adapters import sqlite_rows as rows
 from engram_core.adapters.sqlite_lexical import RECALLABLE_SQL, CacheKey, LexicalCache, fts_search
 from engram_core.adapters.sqlite_purge import PurgeRows
 from engram_core.adapters.sqlite_reviews import StaleReviewRows
-from engram_core.errors import SchemaTooNewError, StoreError
-from engram_core.model import AccessState, Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
-from engram_core.private_files import private_dir, private_file
-from engram_core.timeutil import to_storage
-from engram_core.words import content_words
+from engram_core.core.errors import SchemaTooNewError, StoreError
+from engram_core.core.model import AccessState, Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
+from engram_core.adapters.private_files import private_dir, private_file
+from engram_core.core.timeutil import to_storage
+from engram_core.core.words import content_words
 
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 _FTS_TOKEN = re.compile(r"\w+", re.UNICODE)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from engram_core.errors import BusyError, EngramError, GenerationExistsError, ValidationError
+from engram_core.core.errors import BusyError, EngramError, GenerationExistsError, ValidationError
 
 EXIT_ERROR = 2
 # C0 and C1 controls but tab and newline, and the bidi controls: stored text can carry them, and a terminal
@@ -80,7 +80,7 @@ class Context:
 
     def engine(self):  # noqa: ANN201 - Engine, imported lazily to keep --help fast
         if self._engine is None:
-            from engram_core.engine import default_store_path
+            from engram_core.usecases.engine import default_store_path
             from engram_core.snapshots import is_remote
 
             if self.store and is_remote(self.store):
@@ -97,7 +97,7 @@ class Context:
             return f"{self.store} (tenant {self.tenant})"
         if self.store:
             return str(Path(self.store).resolve())
-        from engram_core.engine import default_store_path
+        from engram_core.usecases.engine import default_store_path
 
         return f"{default_store_path()} (the per-user default: --store or ENGRAM_STORE for another)"
 
