@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engram_core.config import EngineConfig
-from engram_core.model import MemoryKind
+from engram_core.core.config import EngineConfig
+from engram_core.core.model import MemoryKind
 
 
 def _doc() -> str:
