@@ -25,15 +25,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from engram_core.adapters.sqlite_store import LATEST_SCHEMA
 from engram_core.errors import (
     BusyError, CorruptSnapshotError, EngramError, GenerationExistsError, StoreError,
 )
-from engram_core.private_files import write_private
-from engram_core.snapshots import sqlite_files
+from engram_core.snapshots import pages, sqlite_files
 from engram_core.snapshots.batch import Lane, Ticket, abandon
 from engram_core.snapshots.cache import CachedGeneration, WarmCache
-from engram_core.snapshots.codec import DEFAULT_LEVEL, Sealed, check_schema, seal, unseal
+from engram_core.snapshots.chain import ChainLoader, Stopped
+from engram_core.snapshots.codec import DEFAULT_LEVEL, Sealed, schema_of, seal
+from engram_core.snapshots.deltas import CompactionPolicy, Lineage, SealedDelta, seal_delta
 from engram_core.snapshots.layout import TenantKeys, generation_of, parse_hint, tenant_of
 from engram_core.snapshots.ports import SnapshotStore, StoredObject
 from engram_core.snapshots.retention import RetentionPolicy
@@ -100,10 +100,13 @@ class Counters:
 class Checkout:
     """One working copy of a tenant, open as an Engine; commit it or let it go."""
 
-    def __init__(self, owner: "Snapshotter", keys: TenantKeys, base: Base, workdir: Path, engine: "Engine") -> None:
+    def __init__(self, owner: "Snapshotter", keys: TenantKeys, base: Base, workdir: Path, engine: "Engine",
+                 opened: pages.FileStamp | None = None) -> None:
         self.owner, self.keys, self.base, self.workdir, self.engine = owner, keys, base, workdir, engine
         # A working copy is scratch until its upload lands: the upload is the durable step, not these writes.
         engine.store.conn.execute("PRAGMA synchronous = OFF")
+        engine.store.conn.execute("PRAGMA wal_autocheckpoint = 0")  # its changed pages stay in the log (pages.py)
+        self._opened = opened
         self._changes_at_open = engine.store.conn.total_changes
         self._event_seq_at_open = sqlite_files.last_event_seq(engine.store.conn)
         self._open = True
@@ -121,8 +124,9 @@ class Checkout:
             self.discard()
             return None
         purge = sqlite_files.purged_since(self.engine.store.conn, self._event_seq_at_open)
+        delta = None if purge or self._opened is None else pages.capture(self.engine.store.conn, self.path, self._opened)
         self._close_engine()
-        return self.owner._commit(self, purge)
+        return self.owner._commit(self, purge, delta)
 
     def _close_engine(self) -> None:
         if self._open:
@@ -145,7 +149,8 @@ class Snapshotter:
 
     def __init__(self, store: SnapshotStore, open_engine: Callable[[Path], "Engine"], cache: WarmCache, *,
                  retention: RetentionPolicy | None = None, retry: RetryPolicy | None = None,
-                 compression_level: int = DEFAULT_LEVEL, rng: random.Random | None = None,
+                 compression_level: int = DEFAULT_LEVEL, compaction: CompactionPolicy | None = None,
+                 rng: random.Random | None = None,
                  sleep: Callable[[float], None] = time.sleep, clock: Callable[[], datetime] = utc_now) -> None:
         self.store, self.cache = store, cache
         self.retention = retention or RetentionPolicy()
@@ -154,6 +159,8 @@ class Snapshotter:
         self._open_engine, self._level, self._sleep, self._clock = open_engine, compression_level, sleep, clock
         self._rng = rng or random.Random()
         self._bad: set[tuple[str, int]] = set()
+        self.chains = ChainLoader(store, cache, self._quarantine, lambda tenant, n: (tenant, n) in self._bad)
+        self.compaction = compaction or CompactionPolicy()
         self._lanes: dict[str, Lane] = {}
         self._lanes_guard = threading.Lock()
         # Called with the tenant before its first generation is written (the due index registers it there).
@@ -236,7 +243,8 @@ class Snapshotter:
         workdir = self.cache.workspace()
         try:
             base = self._materialise(keys, workdir / WORKING_FILE)
-            return Checkout(self, keys, base, workdir, self._open_engine(workdir / WORKING_FILE))
+            opened = pages.stamp(workdir / WORKING_FILE) if base.cached is not None else None
+            return Checkout(self, keys, base, workdir, self._open_engine(workdir / WORKING_FILE), opened)
         except BaseException:
             shutil.rmtree(workdir, ignore_errors=True)
             raise
@@ -258,15 +266,17 @@ class Snapshotter:
             cached = None
         if newest == 0:
             return Base(0, 1, None)
-        for number in range(newest, 0, -1):
+        number = newest
+        while number > 0:
             if cached is not None and number == cached.generation:
                 self.counters.bump("warm_hits")
                 return Base(number, newest + 1, cached)
-            entry = self._fetch_good(keys, number)
-            if entry is not None:
+            entry = self._fetch(keys, number, cached)
+            if isinstance(entry, CachedGeneration):
                 return Base(number, newest + 1, entry)
-            if (keys.tenant, number) not in self._bad:
+            if (keys.tenant, entry.generation) not in self._bad:
                 break  # collected: nothing older survives either
+            number = entry.generation - 1
         raise StoreError(f"tenant {keys.tenant!r}: no readable generation (newest is {newest}); "
                          "see `engram snapshots list`")
 
@@ -295,26 +305,13 @@ class Snapshotter:
         start = keys.generation(floor - 1) if floor is not None and floor > 1 else ""
         return [n for info in self.store.list(keys.snap_prefix, start_after=start) if (n := generation_of(info.key))]
 
-    def _fetch_good(self, keys: TenantKeys, number: int) -> CachedGeneration | None:
-        """Download, verify and cache one generation; None if it is gone or quarantined."""
-        if (keys.tenant, number) in self._bad:
-            return None
-        try:
-            return self._fetch(keys, number)
-        except CorruptSnapshotError as first:
-            log.warning("snapshot failed its checks, reading it again: tenant=%s generation=%d reason=%s",
-                        keys.tenant, number, first.message)
-        try:  # a damaged object fails every read; a read that went wrong once must not cost a generation
-            return self._fetch(keys, number)
-        except CorruptSnapshotError as exc:
-            self._quarantine(keys, number, exc)
-            return None
-
-    def _fetch(self, keys: TenantKeys, number: int) -> CachedGeneration | None:
+    def _fetch(self, keys: TenantKeys, number: int, warm: CachedGeneration | None) -> CachedGeneration | Stopped:
+        """Download, verify and cache one generation (from the warm copy when it is a delta on its chain)."""
         workdir = self.cache.workspace()
         try:
-            if self.download_verified(keys.tenant, number, workdir / WORKING_FILE) is None:
-                return None
+            found = self.chains.load(keys, number, workdir / WORKING_FILE, warm)
+            if isinstance(found, Stopped):
+                return found
             self.counters.bump("downloads")
             return self.cache.adopt(keys.tenant, number, workdir / WORKING_FILE)
         finally:
@@ -322,15 +319,12 @@ class Snapshotter:
 
     def download_verified(self, tenant: str, number: int, dest: Path) -> StoredObject | None:
         """Write generation ``number`` to ``dest`` after every check a load makes; None if it is gone."""
-        keys = TenantKeys(tenant)
-        found = self.store.get(keys.generation(number))
-        if found is None:
+        found = self.chains.load(TenantKeys(tenant), number, dest)
+        if isinstance(found, Stopped):
+            if (tenant, found.generation) in self._bad:
+                raise CorruptSnapshotError(f"{tenant} generation {number} cannot be read: generation "
+                                           f"{found.generation} is quarantined")
             return None
-        where = f"{tenant} generation {number}"
-        raw = unseal(found.data, found.metadata, where)
-        write_private(dest, raw)
-        sqlite_files.quick_check(dest, where)  # integrity first: a damaged header is damage, not a newer schema
-        check_schema(raw, found.metadata, where, LATEST_SCHEMA)
         return found
 
     def _quarantine(self, keys: TenantKeys, number: int, exc: CorruptSnapshotError) -> None:
@@ -345,18 +339,32 @@ class Snapshotter:
             log.warning("could not record the quarantine of %s generation %d: %s", keys.tenant, number, err.message)
 
     # -- committing ---------------------------------------------------------------------
-    def _commit(self, checkout: Checkout, purge: bool) -> CommitResult:
+    def _commit(self, checkout: Checkout, purge: bool, delta: pages.PageDelta | None) -> CommitResult:
         keys, target = checkout.keys, checkout.base.next_generation
         if target == 1 and self.on_new_tenant is not None:
             self.on_new_tenant(keys.tenant)  # first, so a tenant never exists without its schedule
-        sqlite_files.finalize(checkout.path, vacuum=purge)
-        sealed = seal(checkout.path.read_bytes(), self._level)
+        vacuumed = sqlite_files.finalize(checkout.path, vacuum=purge)
+        sealed = self._sealed(checkout, None if vacuumed else delta)
         self.publish(keys, target, sealed, force_hint=purge)
+        self.chains.record(keys.tenant, sealed.lineage(target) if isinstance(sealed, SealedDelta)
+                           else Lineage(target, sealed.sha256, target, base_bytes=len(sealed.payload)))
         self.cache.adopt(keys.tenant, target, checkout.path)
         deleted = self._delete_older(keys, target) if purge else 0
         self.counters.bump("commits")
         log.info("snapshot committed: tenant=%s generation=%d bytes=%d", keys.tenant, target, len(sealed.payload))
         return CommitResult(target, len(sealed.payload), sealed.raw_size, deleted)
+
+    def _sealed(self, checkout: Checkout, delta: pages.PageDelta | None) -> Sealed | SealedDelta:
+        """A delta when the change is small and follows from the newest generation; else the whole file."""
+        base = checkout.base
+        parent = self.chains.lineage(checkout.keys, base.generation) if delta and base.generation else None
+        if delta is not None and parent is not None and base.next_generation == base.generation + 1:
+            # zstd shrinks pages about 2-3x: a change far past the share is not worth compressing twice
+            if delta.changed_bytes <= 4 * self.compaction.max_share * parent.base_bytes:
+                sealed = seal_delta(delta, schema_of(pages.header_of(checkout.path)), parent, self._level)
+                if not self.compaction.wants_full(parent, len(sealed.payload)):
+                    return sealed
+        return seal(checkout.path.read_bytes(), self._level)
 
     def publish(self, keys: TenantKeys, target: int, sealed: Sealed, *, force_hint: bool = False) -> None:
         """Create-only upload of one generation (then, now and again, the advisory hint)."""

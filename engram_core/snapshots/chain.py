@@ -1,0 +1,180 @@
+"""Loading one generation, full or delta, into a file: every check a load makes, per link of the chain.
+
+A full generation is unsealed, checked (``PRAGMA quick_check``, schema) and
+written. A delta needs the state before it: the warm copy when it lies on the
+chain, else the chain's full snapshot; then every delta up to the wanted one is
+checked (its own checksum, then that it follows from the link before it) and its
+pages written in order. A link that fails its checks twice is quarantined and
+the load stops there, telling the caller which generation stopped it, so the
+newest state that can still be built is served instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from engram_core.adapters.sqlite_store import LATEST_SCHEMA
+from engram_core.errors import CorruptSnapshotError
+from engram_core.private_files import write_private
+from engram_core.snapshots import pages, sqlite_files
+from engram_core.snapshots.cache import CachedGeneration, WarmCache
+from engram_core.snapshots.codec import check_schema, unseal
+from engram_core.snapshots.deltas import Lineage, is_delta, lineage_of, unseal_delta
+from engram_core.snapshots.layout import TenantKeys
+from engram_core.snapshots.ports import SnapshotStore, StoredObject
+
+log = logging.getLogger("engram.snapshots")
+Quarantine = Callable[[TenantKeys, int, CorruptSnapshotError], None]
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """The load could not finish: ``generation`` is gone (collected) or was just quarantined."""
+
+    generation: int
+
+
+class ChainLoader:
+    """Thread-safe; one per Snapshotter. Remembers the lineage of generations it wrote or read."""
+
+    def __init__(self, store: SnapshotStore, cache: WarmCache, quarantine: Quarantine,
+                 is_bad: Callable[[str, int], bool]) -> None:
+        self.store, self.cache, self._quarantine, self._is_bad = store, cache, quarantine, is_bad
+        self._lineages: dict[tuple[str, int], Lineage] = {}
+        self._guard = threading.Lock()
+
+    # -- lineage --------------------------------------------------------------------------
+    def record(self, tenant: str, lineage: Lineage) -> None:
+        with self._guard:
+            self._lineages[(tenant, lineage.generation)] = lineage
+
+    def lineage(self, keys: TenantKeys, number: int) -> Lineage | None:
+        """What this instance knows of a generation, or its metadata (one HEAD) when it knows nothing."""
+        with self._guard:
+            known = self._lineages.get((keys.tenant, number))
+        if known is not None:
+            return known
+        info = self.store.head(keys.generation(number))
+        found = lineage_of(number, info.metadata, info.size) if info is not None else None
+        if found is not None:
+            self.record(keys.tenant, found)
+        return found
+
+    # -- loading --------------------------------------------------------------------------
+    def load(self, keys: TenantKeys, number: int, dest: Path,
+             warm: CachedGeneration | None = None) -> StoredObject | Stopped:
+        """Write generation ``number`` to ``dest``; its object, or where the load stopped."""
+        head = self._get_good(keys, number)
+        if head is None:
+            return Stopped(number)
+        if not is_delta(head.metadata):
+            return self._load_full(keys, number, head, dest)
+        stopped = self._load_chain(keys, number, head, dest, warm)
+        return head if stopped is None else stopped
+
+    def _get_good(self, keys: TenantKeys, number: int) -> StoredObject | None:
+        """The object if its own checksum holds (read twice before giving up on it); None if gone or bad."""
+        if self._is_bad(keys.tenant, number):
+            return None
+        found = self.store.get(keys.generation(number))
+        if found is None or _checksum_holds(found) or not is_delta(found.metadata):
+            return found  # a full generation's checks run in _load_full, with its own second read
+        log.warning("snapshot failed its checks, reading it again: tenant=%s generation=%d", keys.tenant, number)
+        again = self.store.get(keys.generation(number))
+        if again is None or _checksum_holds(again):
+            return again
+        self._quarantine(keys, number, CorruptSnapshotError(f"{keys.tenant} generation {number}: checksum mismatch"))
+        return None
+
+    def _load_full(self, keys: TenantKeys, number: int, found: StoredObject, dest: Path) -> StoredObject | Stopped:
+        try:
+            _write_full(found, dest, f"{keys.tenant} generation {number}")
+            return found
+        except CorruptSnapshotError as first:
+            log.warning("snapshot failed its checks, reading it again: tenant=%s generation=%d reason=%s",
+                        keys.tenant, number, first.message)
+        again = self.store.get(keys.generation(number))  # a read that went wrong once must not cost a generation
+        if again is None:
+            return Stopped(number)
+        try:
+            _write_full(again, dest, f"{keys.tenant} generation {number}")
+            return again
+        except CorruptSnapshotError as exc:
+            self._quarantine(keys, number, exc)
+            return Stopped(number)
+
+    def _load_chain(self, keys: TenantKeys, number: int, head: StoredObject, dest: Path,
+                    warm: CachedGeneration | None) -> Stopped | None:
+        base = int(head.metadata.get("base", "0") or 0)
+        if not 1 <= base < number:
+            self._quarantine(keys, number, CorruptSnapshotError(f"{keys.tenant} generation {number}: no chain base"))
+            return Stopped(number)
+        start = warm if warm is not None and base <= warm.generation < number else None
+        links = self._links(keys, number, head, start.generation if start else base)
+        if isinstance(links, Stopped):
+            return links
+        parent = self._start(keys, base, start, dest)
+        if isinstance(parent, Stopped):
+            return parent
+        return self._apply_links(keys, links, parent, dest, checked=start is not None)
+
+    def _links(self, keys: TenantKeys, number: int, head: StoredObject,
+               after: int) -> list[tuple[int, StoredObject]] | Stopped:
+        """The deltas ``after+1 .. number``, oldest first."""
+        links = [(number, head)]
+        for n in range(number - 1, after, -1):
+            found = self._get_good(keys, n)
+            if found is None or not is_delta(found.metadata):
+                return Stopped(n)
+            links.append((n, found))
+        return links[::-1]
+
+    def _start(self, keys: TenantKeys, base: int, start: CachedGeneration | None, dest: Path) -> str | Stopped:
+        """Put the state the first link applies to in ``dest``; the checksum that link must name."""
+        if start is not None and self.cache.copy_to(start, dest):
+            known = self.lineage(keys, start.generation)
+            if known is not None:
+                return known.sha256
+        found = self._get_good(keys, base)
+        if found is None or is_delta(found.metadata):
+            return Stopped(base)
+        loaded = self._load_full(keys, base, found, dest)
+        return loaded if isinstance(loaded, Stopped) else loaded.metadata.get("sha256", "")
+
+    def _apply_links(self, keys: TenantKeys, links: list[tuple[int, StoredObject]], parent: str, dest: Path,
+                     checked: bool) -> Stopped | None:
+        for n, found in links:
+            where = f"{keys.tenant} generation {n}"
+            try:
+                pages.apply(dest, unseal_delta(found.data, found.metadata, parent, where), where)
+            except CorruptSnapshotError as exc:
+                self._quarantine(keys, n, exc)
+                return Stopped(n)
+            parent = found.metadata["sha256"]
+            self.record(keys.tenant, lineage_of(n, found.metadata, len(found.data)) or Lineage(n, parent, n))
+        last_n, last = links[-1]
+        where = f"{keys.tenant} generation {last_n}"
+        try:
+            if not checked:  # built from the full snapshot: check the whole file once, as a full load does
+                sqlite_files.quick_check(dest, where)
+            check_schema(pages.header_of(dest), last.metadata, where, LATEST_SCHEMA)
+        except CorruptSnapshotError as exc:
+            self._quarantine(keys, last_n, exc)
+            return Stopped(last_n)
+        return None
+
+
+def _checksum_holds(found: StoredObject) -> bool:
+    return hashlib.sha256(found.data).hexdigest() == found.metadata.get("sha256")
+
+
+def _write_full(found: StoredObject, dest: Path, where: str) -> None:
+    raw = unseal(found.data, found.metadata, where)
+    write_private(dest, raw)
+    sqlite_files.quick_check(dest, where)  # integrity first: a damaged header is damage, not a newer schema
+    check_schema(raw, found.metadata, where, LATEST_SCHEMA)
