@@ -12,14 +12,16 @@ newest state that can still be built is served instead.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from engram_core.adapters.sqlite_store import LATEST_SCHEMA
-from engram_core.errors import CorruptSnapshotError
+from engram_core.errors import CorruptSnapshotError, StoreError
 from engram_core.private_files import write_private
 from engram_core.snapshots import pages, sqlite_files
 from engram_core.snapshots.cache import CachedGeneration, WarmCache
@@ -29,7 +31,6 @@ from engram_core.snapshots.layout import TenantKeys
 from engram_core.snapshots.ports import SnapshotStore, StoredObject
 
 log = logging.getLogger("engram.snapshots")
-Quarantine = Callable[[TenantKeys, int, CorruptSnapshotError], None]
 
 
 @dataclass(frozen=True)
@@ -42,11 +43,26 @@ class Stopped:
 class ChainLoader:
     """Thread-safe; one per Snapshotter. Remembers the lineage of generations it wrote or read."""
 
-    def __init__(self, store: SnapshotStore, cache: WarmCache, quarantine: Quarantine,
-                 is_bad: Callable[[str, int], bool]) -> None:
-        self.store, self.cache, self._quarantine, self._is_bad = store, cache, quarantine, is_bad
+    def __init__(self, store: SnapshotStore, cache: WarmCache, clock: Callable[[], datetime],
+                 on_quarantine: Callable[[], None]) -> None:
+        self.store, self.cache, self._clock, self._on_quarantine = store, cache, clock, on_quarantine
         self._lineages: dict[tuple[str, int], Lineage] = {}
+        self._bad: set[tuple[str, int]] = set()
         self._guard = threading.Lock()
+
+    def is_bad(self, tenant: str, number: int) -> bool:
+        return (tenant, number) in self._bad
+
+    def _quarantine(self, keys: TenantKeys, number: int, exc: CorruptSnapshotError) -> None:
+        """Never serve it again; leave it in place so generation numbers stay contiguous."""
+        self._bad.add((keys.tenant, number))
+        self._on_quarantine()
+        log.warning("snapshot quarantined: tenant=%s generation=%d reason=%s", keys.tenant, number, exc.message)
+        marker = {"generation": number, "reason": exc.message, "detected_at": self._clock().isoformat()}
+        try:
+            self.store.put(keys.quarantine(number), json.dumps(marker).encode("utf-8"), {})
+        except StoreError as err:
+            log.warning("could not record the quarantine of %s generation %d: %s", keys.tenant, number, err.message)
 
     # -- lineage --------------------------------------------------------------------------
     def record(self, tenant: str, lineage: Lineage) -> None:
@@ -78,17 +94,22 @@ class ChainLoader:
         return head if stopped is None else stopped
 
     def _get_good(self, keys: TenantKeys, number: int) -> StoredObject | None:
-        """The object if its own checksum holds (read twice before giving up on it); None if gone or bad."""
-        if self._is_bad(keys.tenant, number):
+        """The object if its envelope and (for a delta) its own checksum hold, read twice before giving up
+        on it; None if gone or bad. A full generation's deeper checks run in _load_full."""
+        if self.is_bad(keys.tenant, number):
             return None
-        found = self.store.get(keys.generation(number))
-        if found is None or _checksum_holds(found) or not is_delta(found.metadata):
-            return found  # a full generation's checks run in _load_full, with its own second read
-        log.warning("snapshot failed its checks, reading it again: tenant=%s generation=%d", keys.tenant, number)
-        again = self.store.get(keys.generation(number))
-        if again is None or _checksum_holds(again):
-            return again
-        self._quarantine(keys, number, CorruptSnapshotError(f"{keys.tenant} generation {number}: checksum mismatch"))
+        error = None
+        for _ in range(2):  # a damaged object fails every read; a read that went wrong once must not cost it
+            try:
+                found = self.store.get(keys.generation(number))
+            except CorruptSnapshotError as exc:
+                error = exc
+                continue
+            if found is None or not is_delta(found.metadata) or _checksum_holds(found):
+                return found
+            error = CorruptSnapshotError(f"{keys.tenant} generation {number}: checksum mismatch")
+            log.warning("snapshot failed its checks, reading it again: tenant=%s generation=%d", keys.tenant, number)
+        self._quarantine(keys, number, error)
         return None
 
     def _load_full(self, keys: TenantKeys, number: int, found: StoredObject, dest: Path) -> StoredObject | Stopped:
@@ -98,10 +119,10 @@ class ChainLoader:
         except CorruptSnapshotError as first:
             log.warning("snapshot failed its checks, reading it again: tenant=%s generation=%d reason=%s",
                         keys.tenant, number, first.message)
-        again = self.store.get(keys.generation(number))  # a read that went wrong once must not cost a generation
-        if again is None:
-            return Stopped(number)
         try:
+            again = self.store.get(keys.generation(number))
+            if again is None:
+                return Stopped(number)
             _write_full(again, dest, f"{keys.tenant} generation {number}")
             return again
         except CorruptSnapshotError as exc:

@@ -13,7 +13,6 @@ write a generation.
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import shutil
@@ -32,8 +31,9 @@ from engram_core.snapshots import pages, sqlite_files
 from engram_core.snapshots.batch import Lane, Ticket, abandon
 from engram_core.snapshots.cache import CachedGeneration, WarmCache
 from engram_core.snapshots.chain import ChainLoader, Stopped
-from engram_core.snapshots.codec import DEFAULT_LEVEL, Sealed, schema_of, seal
-from engram_core.snapshots.deltas import CompactionPolicy, Lineage, SealedDelta, seal_delta
+from engram_core.snapshots.codec import DEFAULT_LEVEL, Sealed
+from engram_core.snapshots.compaction import compact, lineage_after, sealed_commit
+from engram_core.snapshots.deltas import CompactionPolicy, SealedDelta
 from engram_core.snapshots.layout import TenantKeys, generation_of, parse_hint, tenant_of
 from engram_core.snapshots.ports import SnapshotStore, StoredObject
 from engram_core.snapshots.retention import RetentionPolicy
@@ -125,16 +125,16 @@ class Checkout:
             return None
         purge = sqlite_files.purged_since(self.engine.store.conn, self._event_seq_at_open)
         delta = None if purge or self._opened is None else pages.capture(self.engine.store.conn, self.path, self._opened)
-        self._close_engine()
+        self.close_engine()
         return self.owner._commit(self, purge, delta)
 
-    def _close_engine(self) -> None:
+    def close_engine(self) -> None:
         if self._open:
             self._open = False
             self.engine.close()
 
     def discard(self) -> None:
-        self._close_engine()
+        self.close_engine()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def __enter__(self) -> "Checkout":
@@ -156,10 +156,9 @@ class Snapshotter:
         self.retention = retention or RetentionPolicy()
         self.retry = retry or RetryPolicy()
         self.counters = Counters()
-        self._open_engine, self._level, self._sleep, self._clock = open_engine, compression_level, sleep, clock
+        self._open_engine, self.compression_level, self._sleep, self._clock = open_engine, compression_level, sleep, clock
         self._rng = rng or random.Random()
-        self._bad: set[tuple[str, int]] = set()
-        self.chains = ChainLoader(store, cache, self._quarantine, lambda tenant, n: (tenant, n) in self._bad)
+        self.chains = ChainLoader(store, cache, clock, lambda: self.counters.bump("quarantined"))
         self.compaction = compaction or CompactionPolicy()
         self._lanes: dict[str, Lane] = {}
         self._lanes_guard = threading.Lock()
@@ -274,7 +273,7 @@ class Snapshotter:
             entry = self._fetch(keys, number, cached)
             if isinstance(entry, CachedGeneration):
                 return Base(number, newest + 1, entry)
-            if (keys.tenant, entry.generation) not in self._bad:
+            if not self.chains.is_bad(keys.tenant, entry.generation):
                 break  # collected: nothing older survives either
             number = entry.generation - 1
         raise StoreError(f"tenant {keys.tenant!r}: no readable generation (newest is {newest}); "
@@ -321,22 +320,11 @@ class Snapshotter:
         """Write generation ``number`` to ``dest`` after every check a load makes; None if it is gone."""
         found = self.chains.load(TenantKeys(tenant), number, dest)
         if isinstance(found, Stopped):
-            if (tenant, found.generation) in self._bad:
+            if self.chains.is_bad(tenant, found.generation):
                 raise CorruptSnapshotError(f"{tenant} generation {number} cannot be read: generation "
                                            f"{found.generation} is quarantined")
             return None
         return found
-
-    def _quarantine(self, keys: TenantKeys, number: int, exc: CorruptSnapshotError) -> None:
-        """Never serve it again; leave it in place so generation numbers stay contiguous."""
-        self._bad.add((keys.tenant, number))
-        self.counters.bump("quarantined")
-        log.warning("snapshot quarantined: tenant=%s generation=%d reason=%s", keys.tenant, number, exc.message)
-        marker = {"generation": number, "reason": exc.message, "detected_at": self._clock().isoformat()}
-        try:
-            self.store.put(keys.quarantine(number), json.dumps(marker).encode("utf-8"), {})
-        except StoreError as err:
-            log.warning("could not record the quarantine of %s generation %d: %s", keys.tenant, number, err.message)
 
     # -- committing ---------------------------------------------------------------------
     def _commit(self, checkout: Checkout, purge: bool, delta: pages.PageDelta | None) -> CommitResult:
@@ -344,29 +332,16 @@ class Snapshotter:
         if target == 1 and self.on_new_tenant is not None:
             self.on_new_tenant(keys.tenant)  # first, so a tenant never exists without its schedule
         vacuumed = sqlite_files.finalize(checkout.path, vacuum=purge)
-        sealed = self._sealed(checkout, None if vacuumed else delta)
+        sealed = sealed_commit(self, checkout, None if vacuumed else delta)
         self.publish(keys, target, sealed, force_hint=purge)
-        self.chains.record(keys.tenant, sealed.lineage(target) if isinstance(sealed, SealedDelta)
-                           else Lineage(target, sealed.sha256, target, base_bytes=len(sealed.payload)))
+        self.chains.record(keys.tenant, lineage_after(target, sealed))
         self.cache.adopt(keys.tenant, target, checkout.path)
         deleted = self._delete_older(keys, target) if purge else 0
         self.counters.bump("commits")
         log.info("snapshot committed: tenant=%s generation=%d bytes=%d", keys.tenant, target, len(sealed.payload))
         return CommitResult(target, len(sealed.payload), sealed.raw_size, deleted)
 
-    def _sealed(self, checkout: Checkout, delta: pages.PageDelta | None) -> Sealed | SealedDelta:
-        """A delta when the change is small and follows from the newest generation; else the whole file."""
-        base = checkout.base
-        parent = self.chains.lineage(checkout.keys, base.generation) if delta and base.generation else None
-        if delta is not None and parent is not None and base.next_generation == base.generation + 1:
-            # zstd shrinks pages about 2-3x: a change far past the share is not worth compressing twice
-            if delta.changed_bytes <= 4 * self.compaction.max_share * parent.base_bytes:
-                sealed = seal_delta(delta, schema_of(pages.header_of(checkout.path)), parent, self._level)
-                if not self.compaction.wants_full(parent, len(sealed.payload)):
-                    return sealed
-        return seal(checkout.path.read_bytes(), self._level)
-
-    def publish(self, keys: TenantKeys, target: int, sealed: Sealed, *, force_hint: bool = False) -> None:
+    def publish(self, keys: TenantKeys, target: int, sealed: Sealed | SealedDelta, *, force_hint: bool = False) -> None:
         """Create-only upload of one generation (then, now and again, the advisory hint)."""
         key = keys.generation(target)
         try:
@@ -403,9 +378,10 @@ class Snapshotter:
         return len(doomed)
 
     def collect_garbage(self, tenant: str, now: datetime | None = None):  # noqa: ANN201 - admin.GcReport
-        """Delete what the retention policy no longer needs (the consolidation job calls this)."""
+        """Compact a delta chain, then delete what the retention policy no longer needs (the sleep job calls this)."""
         from engram_core.snapshots.admin import collect_garbage
 
+        compact(self, tenant)
         return collect_garbage(self, tenant, now or self._clock())
 
     # -- tenants ------------------------------------------------------------------------
