@@ -32,7 +32,9 @@ def codecs(store: SnapshotStore) -> list[str]:
 
 
 def cached_bytes(snapshots) -> bytes:  # noqa: ANN001 - Snapshotter
-    return snapshots.cache.newest("alice").path.read_bytes()
+    """The instance's newest copy: its head (the file its last operation left), else its cached generation."""
+    head = snapshots.heads.peek("alice")
+    return (head.path if head is not None else snapshots.cache.newest("alice").path).read_bytes()
 
 
 def test_commits_after_the_first_write_only_their_changed_pages(store: SnapshotStore, tmp_path: Path) -> None:
@@ -196,3 +198,38 @@ def test_restore_of_a_delta_generation_writes_its_state_whole(store: SnapshotSto
     assert restore(writer, "alice", 3) == 5
     assert codecs(store)[-1] == "zstd"
     assert texts_in(make_snapshotter(store, tmp_path / "fresh"), "alice") == ["note 0", "note 1", "note 2"]
+
+
+def test_a_writer_commits_on_its_own_copy_in_place_and_brings_it_up_to_date_with_deltas(tmp_path: Path) -> None:
+    store = LocalDirStore(tmp_path / "store")
+    writer = make_snapshotter(store, tmp_path / "writer", compaction=DELTAS)
+    other = make_snapshotter(store, tmp_path / "other", compaction=DELTAS)
+    for n in range(3):
+        writer.run("alice", remember(f"note {n}"))
+    head = writer.heads.peek("alice")
+    assert head is not None and head.generation == 3
+    other.run("alice", remember("from the other instance"))  # generation 4, a delta
+    writer.run("alice", remember("note 3"))  # the head takes 4's pages in place, then commits 5
+    after = writer.heads.peek("alice")
+    assert after.workdir == head.workdir and after.generation == 5  # the same file, never copied again
+    assert writer.counters.downloads == 0
+    fresh = make_snapshotter(store, tmp_path / "fresh")
+    assert texts_in(fresh, "alice") == ["note 0", "note 1", "note 2", "from the other instance", "note 3"]
+    assert cached_bytes(fresh) == cached_bytes(writer)
+
+
+def test_a_lost_race_or_a_failed_operation_leaves_no_head_behind(tmp_path: Path) -> None:
+    store = LocalDirStore(tmp_path / "store")
+    writer = make_snapshotter(store, tmp_path / "writer", compaction=DELTAS)
+    for n in range(2):
+        writer.run("alice", remember(f"note {n}"))
+
+    def half_then_fail(engine):  # noqa: ANN001, ANN202
+        engine.remember("half-done write that must vanish", kind="episode", importance=0.9)
+        raise ValueError("changed my mind")
+
+    with pytest.raises(ValueError):
+        writer.run("alice", half_then_fail)
+    assert writer.heads.peek("alice") is None  # its pages were the failed write's
+    assert texts_in(writer, "alice") == ["note 0", "note 1"]
+    assert writer.heads.peek("alice") is not None  # a clean read leaves one again

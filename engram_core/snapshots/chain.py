@@ -93,6 +93,30 @@ class ChainLoader:
         stopped = self._load_chain(keys, number, head, dest, warm)
         return head if stopped is None else stopped
 
+    def load_verified(self, keys: TenantKeys, number: int, dest: Path) -> StoredObject | None:
+        """``load`` for operators: None when it is gone, CorruptSnapshotError when it cannot be built."""
+        found = self.load(keys, number, dest)
+        if isinstance(found, Stopped):
+            if self.is_bad(keys.tenant, found.generation):
+                raise CorruptSnapshotError(f"{keys.tenant} generation {number} cannot be read: generation "
+                                           f"{found.generation} is quarantined")
+            return None
+        return found
+
+    def advance(self, keys: TenantKeys, start: int, newest: int, dest: Path) -> bool:
+        """Bring the file at ``dest`` (generation ``start``) up to ``newest`` in place, when every generation
+        in between is a delta on its chain; False when it cannot (then ``dest`` must not be used)."""
+        head = self._get_good(keys, newest)
+        parent = self.lineage(keys, start)
+        if head is None or parent is None or not is_delta(head.metadata):
+            return False
+        if int(head.metadata.get("base", "0") or 0) > start:
+            return False  # a full snapshot came in between
+        links = self._links(keys, newest, head, start)
+        if isinstance(links, Stopped):
+            return False
+        return self._apply_links(keys, links, parent.sha256, dest, checked=True) is None
+
     def _get_good(self, keys: TenantKeys, number: int) -> StoredObject | None:
         """The object if its envelope and (for a delta) its own checksum hold, read twice before giving up
         on it; None if gone or bad. A full generation's deeper checks run in _load_full."""

@@ -9,17 +9,20 @@ file is sealed as before.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from engram_core.errors import GenerationExistsError
 from engram_core.snapshots import pages
 from engram_core.snapshots.codec import Sealed, schema_of, seal
 from engram_core.snapshots.deltas import Lineage, SealedDelta, seal_delta
-from engram_core.snapshots.layout import TenantKeys
+from engram_core.snapshots.layout import TenantKeys, generation_of
+from engram_core.snapshots.ports import SnapshotStore
 
 if TYPE_CHECKING:
     from engram_core.snapshots.snapshotter import Checkout, Snapshotter
 
+log = logging.getLogger("engram.snapshots")
 # zstd shrinks pages about 2-3x: a change far past the policy's share is not worth compressing twice
 RAW_TO_SEALED = 4
 
@@ -48,7 +51,7 @@ def compact(owner: "Snapshotter", tenant: str) -> int | None:
     when there was nothing to compact (or other writers kept winning: their commits carry on the chain)."""
     keys = TenantKeys(tenant)
     for _ in range(owner.retry.max_attempts):
-        with owner.checkout(tenant) as checkout:
+        with owner.turn(tenant), owner.checkout_for_turn(tenant) as checkout:
             lineage = owner.chains.lineage(keys, checkout.base.generation) if checkout.base.generation else None
             if lineage is None or lineage.is_full:
                 return None
@@ -60,5 +63,15 @@ def compact(owner: "Snapshotter", tenant: str) -> int | None:
             except GenerationExistsError:
                 continue
             owner.chains.record(tenant, lineage_after(target, sealed))
+            checkout.keep_as(target)
             return target
     return None
+
+
+def delete_older(store: SnapshotStore, keys: TenantKeys, number: int) -> int:
+    """After a purge no generation (full or delta) may keep the purged data."""
+    doomed = [i.key for i in store.list(keys.root)
+              if (generation_of(i.key) or number) < number or i.key.startswith(keys.quarantine_prefix)]
+    store.delete(doomed)
+    log.info("purge: deleted %d older objects of tenant %s", len(doomed), keys.tenant)
+    return len(doomed)

@@ -2,10 +2,9 @@
 
     snapshotter.run("alice", lambda engine: engine.remember("Prefers aisle seats"))
 
-``run`` loads the newest good generation (warm cache first: one listing to
-check the cached one still exists and nothing newer does), opens a private working copy, runs the
-operation, and, if the operation changed anything, writes generation N+1
-create-only. A writer that loses the race reloads and re-applies its
+``run`` loads the newest good generation (this process's head, else the warm cache: one listing to
+check it still exists and nothing newer does), opens a private working copy, runs the operation, and,
+if it changed anything, writes generation N+1 create-only (a delta when it can: deltas.py). A writer that loses the race reloads and re-applies its
 operation, with jittered backoff, up to a bounded number of attempts; then
 it raises BusyError and nothing was written. Read-only operations never
 write a generation.
@@ -24,16 +23,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from engram_core.errors import (
-    BusyError, CorruptSnapshotError, EngramError, GenerationExistsError, StoreError,
-)
+from engram_core.errors import BusyError, EngramError, GenerationExistsError, StoreError
 from engram_core.snapshots import pages, sqlite_files
 from engram_core.snapshots.batch import Lane, Ticket, abandon
 from engram_core.snapshots.cache import CachedGeneration, WarmCache
 from engram_core.snapshots.chain import ChainLoader, Stopped
 from engram_core.snapshots.codec import DEFAULT_LEVEL, Sealed
-from engram_core.snapshots.compaction import compact, lineage_after, sealed_commit
+from engram_core.snapshots.compaction import compact, delete_older, lineage_after, sealed_commit
 from engram_core.snapshots.deltas import CompactionPolicy, SealedDelta
+from engram_core.snapshots.heads import Head, Heads, head_checkout
 from engram_core.snapshots.layout import TenantKeys, generation_of, parse_hint, tenant_of
 from engram_core.snapshots.ports import SnapshotStore, StoredObject
 from engram_core.snapshots.retention import RetentionPolicy
@@ -109,7 +107,7 @@ class Checkout:
         self._opened = opened
         self._changes_at_open = engine.store.conn.total_changes
         self._event_seq_at_open = sqlite_files.last_event_seq(engine.store.conn)
-        self._open = True
+        self._open, self._unchanged, self._kept = True, True, False
 
     @property
     def path(self) -> Path:
@@ -130,12 +128,21 @@ class Checkout:
 
     def close_engine(self) -> None:
         if self._open:
-            self._open = False
+            self._open, self._unchanged = False, not self.changed()
             self.engine.close()
 
+    def keep_as(self, generation: int) -> None:
+        """The working file is generation ``generation`` now: the tenant's next operation starts from it."""
+        self._kept = True
+        self.owner.heads.keep(self.keys.tenant, Head(generation, self.workdir))
+
     def discard(self) -> None:
+        """A copy nothing changed stays on as the tenant's head; any other is deleted."""
         self.close_engine()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        if not self._kept and self._unchanged and self.base.generation > 0 and self.path.exists():
+            self.keep_as(self.base.generation)
+        if not self._kept:
+            shutil.rmtree(self.workdir, ignore_errors=True)
 
     def __enter__(self) -> "Checkout":
         return self
@@ -156,10 +163,11 @@ class Snapshotter:
         self.retention = retention or RetentionPolicy()
         self.retry = retry or RetryPolicy()
         self.counters = Counters()
-        self._open_engine, self.compression_level, self._sleep, self._clock = open_engine, compression_level, sleep, clock
+        self.open_engine, self.compression_level, self._sleep, self._clock = open_engine, compression_level, sleep, clock
         self._rng = rng or random.Random()
         self.chains = ChainLoader(store, cache, clock, lambda: self.counters.bump("quarantined"))
         self.compaction = compaction or CompactionPolicy()
+        self.heads = Heads()
         self._lanes: dict[str, Lane] = {}
         self._lanes_guard = threading.Lock()
         # Called with the tenant before its first generation is written (the due index registers it there).
@@ -172,7 +180,7 @@ class Snapshotter:
         Concurrent writers of one tenant in this process are grouped into one commit (see batch.py).
         """
         if not write:
-            with self.checkout(tenant) as checkout:
+            with self.turn(tenant), self.checkout_for_turn(tenant) as checkout:
                 return operation(checkout.engine)
         ticket, lane = Ticket(operation), self._lane(tenant)
         lane.enqueue(ticket)
@@ -192,6 +200,10 @@ class Snapshotter:
     def queued(self, tenant: str) -> int:
         """Writers of this tenant waiting for their turn in this process."""
         return len(self._lane(tenant).pending)
+
+    def turn(self, tenant: str) -> threading.Lock:
+        """Held while one thread of this process works on the tenant's head (see heads.py)."""
+        return self._lane(tenant).turn
 
     def _lane(self, tenant: str) -> Lane:
         with self._lanes_guard:
@@ -213,7 +225,7 @@ class Snapshotter:
     def _apply_batch(self, tenant: str, batch: list[Ticket]) -> list[Ticket]:
         """One attempt; returns the tickets still to do (empty once committed)."""
         while batch:
-            with self.checkout(tenant) as checkout:
+            with self.checkout_for_turn(tenant) as checkout:
                 for ticket in batch:
                     ticket.apply(checkout.engine)
                 failed = [t for t in batch if t.error is not None]
@@ -237,13 +249,17 @@ class Snapshotter:
             return False
         return True
 
+    def checkout_for_turn(self, tenant: str) -> Checkout:
+        """Under the tenant's turn: its head when there is one, else a copy of the newest generation."""
+        return head_checkout(self, tenant) or self.checkout(tenant)
+
     def checkout(self, tenant: str) -> Checkout:
         keys = TenantKeys(tenant)
         workdir = self.cache.workspace()
         try:
             base = self._materialise(keys, workdir / WORKING_FILE)
             opened = pages.stamp(workdir / WORKING_FILE) if base.cached is not None else None
-            return Checkout(self, keys, base, workdir, self._open_engine(workdir / WORKING_FILE), opened)
+            return Checkout(self, keys, base, workdir, self.open_engine(workdir / WORKING_FILE), opened)
         except BaseException:
             shutil.rmtree(workdir, ignore_errors=True)
             raise
@@ -259,7 +275,7 @@ class Snapshotter:
     # -- loading ----------------------------------------------------------------------
     def _load(self, keys: TenantKeys) -> Base:
         cached = self.cache.newest(keys.tenant)
-        newest, cached_exists = self._resolve(keys, cached.generation if cached else None)
+        newest, cached_exists = self.resolve(keys, cached.generation if cached else None)
         if cached is not None and not cached_exists:  # purged or collected: never serve it again
             self.cache.forget(keys.tenant)
             cached = None
@@ -281,9 +297,9 @@ class Snapshotter:
 
     def newest_generation(self, tenant: str, known: int | None = None) -> int:
         """The newest generation number (0 if none)."""
-        return self._resolve(TenantKeys(tenant), known)[0]
+        return self.resolve(TenantKeys(tenant), known)[0]
 
-    def _resolve(self, keys: TenantKeys, known: int | None) -> tuple[int, bool]:
+    def resolve(self, keys: TenantKeys, known: int | None) -> tuple[int, bool]:
         """(newest generation, does ``known`` still exist). From a known generation, one listing that
         starts at it: it must still be there (a purge deletes every older generation), and anything
         newer shows. Otherwise a listing from the hint, and the whole prefix when that finds nothing."""
@@ -318,13 +334,7 @@ class Snapshotter:
 
     def download_verified(self, tenant: str, number: int, dest: Path) -> StoredObject | None:
         """Write generation ``number`` to ``dest`` after every check a load makes; None if it is gone."""
-        found = self.chains.load(TenantKeys(tenant), number, dest)
-        if isinstance(found, Stopped):
-            if self.chains.is_bad(tenant, found.generation):
-                raise CorruptSnapshotError(f"{tenant} generation {number} cannot be read: generation "
-                                           f"{found.generation} is quarantined")
-            return None
-        return found
+        return self.chains.load_verified(TenantKeys(tenant), number, dest)
 
     # -- committing ---------------------------------------------------------------------
     def _commit(self, checkout: Checkout, purge: bool, delta: pages.PageDelta | None) -> CommitResult:
@@ -335,8 +345,12 @@ class Snapshotter:
         sealed = sealed_commit(self, checkout, None if vacuumed else delta)
         self.publish(keys, target, sealed, force_hint=purge)
         self.chains.record(keys.tenant, lineage_after(target, sealed))
-        self.cache.adopt(keys.tenant, target, checkout.path)
-        deleted = self._delete_older(keys, target) if purge else 0
+        if purge or target == 1:  # the cache holds what readers of other tenants' turns and processes load
+            self.cache.adopt(keys.tenant, target, checkout.path)
+            self.heads.drop(keys.tenant)
+        else:
+            checkout.keep_as(target)
+        deleted = delete_older(self.store, keys, target) if purge else 0
         self.counters.bump("commits")
         log.info("snapshot committed: tenant=%s generation=%d bytes=%d", keys.tenant, target, len(sealed.payload))
         return CommitResult(target, len(sealed.payload), sealed.raw_size, deleted)
@@ -369,14 +383,6 @@ class Snapshotter:
         except StoreError as exc:  # the hint is advisory: the generation is committed either way
             log.warning("could not update the hint of %s: %s", keys.tenant, exc.message)
 
-    def _delete_older(self, keys: TenantKeys, number: int) -> int:
-        """After a purge no generation may keep the purged data."""
-        doomed = [i.key for i in self.store.list(keys.root)
-                  if (generation_of(i.key) or number) < number or i.key.startswith(keys.quarantine_prefix)]
-        self.store.delete(doomed)
-        log.info("purge: deleted %d older objects of tenant %s", len(doomed), keys.tenant)
-        return len(doomed)
-
     def collect_garbage(self, tenant: str, now: datetime | None = None):  # noqa: ANN201 - admin.GcReport
         """Compact a delta chain, then delete what the retention policy no longer needs (the sleep job calls this)."""
         from engram_core.snapshots.admin import collect_garbage
@@ -389,4 +395,5 @@ class Snapshotter:
         return sorted({t for i in self.store.list("") if "/snap/" in i.key and (t := tenant_of(i.key))})
 
     def close(self) -> None:
-        """Nothing to release: working copies are closed per operation, cached files stay warm."""
+        """Working copies are closed per operation and cached files stay warm; heads go."""
+        self.heads.drop_all()
