@@ -21,4 +21,4 @@ def register_suites() -> None:
 
 
 SUITES: list[str] = ["retrieval", "answers", "supersession", "truth", "scenario", "scale", "growth", "mcp",
-                     "service", "storage", "fanout"]
+                     "service", "storage", "fanout", "load"]
