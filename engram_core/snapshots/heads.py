@@ -43,8 +43,11 @@ class Head:
 
 
 class Heads:
-    def __init__(self, limit: int = 4) -> None:
-        self.limit = limit
+    """At most ``limit`` heads, together at most ``max_bytes`` (the warm cache's bound: a head is one more
+    copy of a tenant on the instance's disk)."""
+
+    def __init__(self, limit: int = 4, max_bytes: int | None = None) -> None:
+        self.limit, self.max_bytes = limit, max_bytes
         self._heads: OrderedDict[str, Head] = OrderedDict()
         self._guard = threading.Lock()
 
@@ -62,8 +65,22 @@ class Heads:
             old = self._heads.pop(tenant, None)
             self._heads[tenant] = head
             doomed = [self._heads.popitem(last=False)[1] for _ in range(len(self._heads) - self.limit)]
+            doomed += self._over_bytes()
         for gone in ([old] if old is not None and old.workdir != head.workdir else []) + doomed:
             shutil.rmtree(gone.workdir, ignore_errors=True)
+
+    def _over_bytes(self) -> list[Head]:
+        """Least recently used heads beyond the byte bound, the newest too if it alone is over (caller holds _guard)."""
+        if self.max_bytes is None:
+            return []
+        sizes = {t: _size(h.path) for t, h in self._heads.items()}
+        total, doomed = sum(sizes.values()), []
+        for tenant in list(self._heads):
+            if total <= self.max_bytes:
+                break
+            doomed.append(self._heads.pop(tenant))
+            total -= sizes[tenant]
+        return doomed
 
     def drop(self, tenant: str) -> None:
         head = self.take(tenant)
@@ -100,3 +117,10 @@ def head_checkout(owner: "Snapshotter", tenant: str) -> "Checkout | None":
         raise
     shutil.rmtree(head.workdir, ignore_errors=True)
     return None
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0

@@ -167,7 +167,7 @@ class Snapshotter:
         self._rng = rng or random.Random()
         self.chains = ChainLoader(store, cache, clock, lambda: self.counters.bump("quarantined"))
         self.compaction = compaction or CompactionPolicy()
-        self.heads = Heads()
+        self.heads = Heads(max_bytes=cache.max_bytes)
         self._lanes: dict[str, Lane] = {}
         self._lanes_guard = threading.Lock()
         # Called with the tenant before its first generation is written (the due index registers it there).
