@@ -233,3 +233,26 @@ def test_a_lost_race_or_a_failed_operation_leaves_no_head_behind(tmp_path: Path)
     assert writer.heads.peek("alice") is None  # its pages were the failed write's
     assert texts_in(writer, "alice") == ["note 0", "note 1"]
     assert writer.heads.peek("alice") is not None  # a clean read leaves one again
+
+
+def test_the_loser_of_a_race_takes_its_pages_back_and_keeps_its_copy(store: SnapshotStore, tmp_path: Path) -> None:
+    mine = make_snapshotter(store, tmp_path / "mine", compaction=DELTAS)
+    theirs = make_snapshotter(store, tmp_path / "theirs", compaction=DELTAS)
+    mine.run("alice", remember("base"))
+    mine.run("alice", remember("second"))  # generation 2: mine's head
+    head = mine.heads.peek("alice")
+    calls = []
+
+    def operation(engine):  # noqa: ANN001, ANN202
+        calls.append(len(engine.memories()))
+        if len(calls) == 1:  # another instance commits a delta while this one is working
+            theirs.run("alice", remember("their write"))
+        return engine.remember("my write " + "long " * 300, kind="episode", importance=0.9)
+
+    mine.run("alice", operation)
+    assert calls == [2, 3] and mine.counters.conflicts == 1
+    assert mine.heads.peek("alice").workdir == head.workdir  # undone in place, advanced, committed: never copied
+    assert codecs(store) == ["zstd", "zstd-pages", "zstd-pages", "zstd-pages"]
+    fresh = make_snapshotter(store, tmp_path / "fresh")
+    assert [t.split(" long")[0] for t in texts_in(fresh, "alice")] == ["base", "second", "their write", "my write"]
+    assert cached_bytes(fresh) == cached_bytes(mine)

@@ -46,7 +46,7 @@ class Heads:
     """At most ``limit`` heads, together at most ``max_bytes`` (the warm cache's bound: a head is one more
     copy of a tenant on the instance's disk)."""
 
-    def __init__(self, limit: int = 4, max_bytes: int | None = None) -> None:
+    def __init__(self, limit: int = 16, max_bytes: int | None = None) -> None:
         self.limit, self.max_bytes = limit, max_bytes
         self._heads: OrderedDict[str, Head] = OrderedDict()
         self._guard = threading.Lock()
@@ -124,3 +124,11 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except FileNotFoundError:
         return 0
+
+
+def take_back(checkout: "Checkout") -> None:
+    """After a lost race: undo the operation's pages, so the file is its base generation again and stays on
+    as the head (the next attempt brings it up to the winner's generation with the winner's delta)."""
+    if checkout.captured is not None:
+        pages.apply(checkout.path, checkout.captured.undo, f"{checkout.keys.tenant} working copy")
+        checkout.keep_as(checkout.base.generation)

@@ -84,9 +84,18 @@ def read_committed_frames(wal: bytes) -> tuple[PageDelta | None, int]:
     return PageDelta(page_size, db_pages, {n: p for n, p in committed.items() if n <= db_pages}), frames
 
 
-def capture(conn: sqlite3.Connection, path: Path, opened: FileStamp) -> PageDelta | None:
-    """The pages this connection committed since the file was ``opened``, or None when they cannot be
-    told apart from the base (something checkpointed meanwhile): the caller then writes a whole snapshot."""
+@dataclass(frozen=True)
+class Captured:
+    """The pages an operation changed, and the same pages as they were (to take the change back)."""
+
+    delta: PageDelta
+    undo: PageDelta
+
+
+def capture(conn: sqlite3.Connection, path: Path, opened: FileStamp) -> Captured | None:
+    """The pages this connection committed since the file was ``opened`` (then folded into the file), or
+    None when they cannot be told apart from the base (something checkpointed meanwhile): the caller then
+    writes a whole snapshot."""
     if stamp(path) != opened:
         return None
     try:
@@ -96,8 +105,20 @@ def capture(conn: sqlite3.Connection, path: Path, opened: FileStamp) -> PageDelt
     delta, frames = read_committed_frames(wal)
     if delta is None:
         return None
+    undo = _before(path, delta, opened.size // delta.page_size)
     _, logged, _ = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-    return delta if logged == frames else None  # SQLite's own count of committed frames must agree
+    return Captured(delta, undo) if logged == frames else None  # SQLite's own count of frames must agree
+
+
+def _before(path: Path, delta: PageDelta, old_pages: int) -> PageDelta:
+    """The base's own copies of every page the delta writes or cuts off."""
+    touched = {n for n in delta.pages if n <= old_pages} | set(range(delta.db_pages + 1, old_pages + 1))
+    with open(path, "rb") as handle:
+        pages = {}
+        for number in sorted(touched):
+            handle.seek((number - 1) * delta.page_size)
+            pages[number] = handle.read(delta.page_size)
+    return PageDelta(delta.page_size, old_pages, pages)
 
 
 def encode(delta: PageDelta) -> bytes:

@@ -31,7 +31,7 @@ from engram_core.snapshots.chain import ChainLoader, Stopped
 from engram_core.snapshots.codec import DEFAULT_LEVEL, Sealed
 from engram_core.snapshots.compaction import compact, delete_older, lineage_after, sealed_commit
 from engram_core.snapshots.deltas import CompactionPolicy, SealedDelta
-from engram_core.snapshots.heads import Head, Heads, head_checkout
+from engram_core.snapshots.heads import Head, Heads, head_checkout, take_back
 from engram_core.snapshots.layout import TenantKeys, generation_of, parse_hint, tenant_of
 from engram_core.snapshots.ports import SnapshotStore, StoredObject
 from engram_core.snapshots.retention import RetentionPolicy
@@ -108,6 +108,7 @@ class Checkout:
         self._changes_at_open = engine.store.conn.total_changes
         self._event_seq_at_open = sqlite_files.last_event_seq(engine.store.conn)
         self._open, self._unchanged, self._kept = True, True, False
+        self.captured: pages.Captured | None = None
 
     @property
     def path(self) -> Path:
@@ -122,9 +123,10 @@ class Checkout:
             self.discard()
             return None
         purge = sqlite_files.purged_since(self.engine.store.conn, self._event_seq_at_open)
-        delta = None if purge or self._opened is None else pages.capture(self.engine.store.conn, self.path, self._opened)
+        self.captured = None if purge or self._opened is None else pages.capture(self.engine.store.conn, self.path,
+                                                                                 self._opened)
         self.close_engine()
-        return self.owner._commit(self, purge, delta)
+        return self.owner._commit(self, purge, self.captured.delta if self.captured else None)
 
     def close_engine(self) -> None:
         if self._open:
@@ -173,7 +175,6 @@ class Snapshotter:
         # Called with the tenant before its first generation is written (the due index registers it there).
         self.on_new_tenant: Callable[[str], None] | None = None
 
-    # -- the use case ---------------------------------------------------------------
     def run(self, tenant: str, operation: Callable[["Engine"], T], *, write: bool = True) -> T:
         """Run ``operation`` on the tenant's newest state; commit its changes when ``write``.
 
@@ -201,8 +202,7 @@ class Snapshotter:
         """Writers of this tenant waiting for their turn in this process."""
         return len(self._lane(tenant).pending)
 
-    def turn(self, tenant: str) -> threading.Lock:
-        """Held while one thread of this process works on the tenant's head (see heads.py)."""
+    def turn(self, tenant: str) -> threading.Lock:  # held while a thread works on the tenant's head
         return self._lane(tenant).turn
 
     def _lane(self, tenant: str) -> Lane:
@@ -246,11 +246,11 @@ class Snapshotter:
             checkout.commit()
         except GenerationExistsError:
             self.counters.bump("conflicts")
+            take_back(checkout)
             return False
         return True
 
-    def checkout_for_turn(self, tenant: str) -> Checkout:
-        """Under the tenant's turn: its head when there is one, else a copy of the newest generation."""
+    def checkout_for_turn(self, tenant: str) -> Checkout:  # under the turn: the head, else a fresh copy
         return head_checkout(self, tenant) or self.checkout(tenant)
 
     def checkout(self, tenant: str) -> Checkout:
@@ -342,6 +342,7 @@ class Snapshotter:
         if target == 1 and self.on_new_tenant is not None:
             self.on_new_tenant(keys.tenant)  # first, so a tenant never exists without its schedule
         vacuumed = sqlite_files.finalize(checkout.path, vacuum=purge)
+        checkout.captured = None if vacuumed else checkout.captured
         sealed = sealed_commit(self, checkout, None if vacuumed else delta)
         self.publish(keys, target, sealed, force_hint=purge)
         self.chains.record(keys.tenant, lineage_after(target, sealed))
@@ -390,7 +391,6 @@ class Snapshotter:
         compact(self, tenant)
         return collect_garbage(self, tenant, now or self._clock())
 
-    # -- tenants ------------------------------------------------------------------------
     def tenants(self) -> list[str]:
         return sorted({t for i in self.store.list("") if "/snap/" in i.key and (t := tenant_of(i.key))})
 
