@@ -15,6 +15,7 @@ import hashlib
 import json
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,6 +32,7 @@ from engram_core.snapshots.layout import TenantKeys
 from engram_core.snapshots.ports import SnapshotStore, StoredObject
 
 log = logging.getLogger("engram.snapshots")
+LINEAGES = 4096
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ class ChainLoader:
     def __init__(self, store: SnapshotStore, cache: WarmCache, clock: Callable[[], datetime],
                  on_quarantine: Callable[[], None]) -> None:
         self.store, self.cache, self._clock, self._on_quarantine = store, cache, clock, on_quarantine
-        self._lineages: dict[tuple[str, int], Lineage] = {}
+        self._lineages: OrderedDict[tuple[str, int], Lineage] = OrderedDict()  # the newest LINEAGES seen
         self._bad: set[tuple[str, int]] = set()
         self._guard = threading.Lock()
 
@@ -68,6 +70,8 @@ class ChainLoader:
     def record(self, tenant: str, lineage: Lineage) -> None:
         with self._guard:
             self._lineages[(tenant, lineage.generation)] = lineage
+            while len(self._lineages) > LINEAGES:
+                self._lineages.popitem(last=False)  # forgotten ones are one HEAD away
 
     def lineage(self, keys: TenantKeys, number: int) -> Lineage | None:
         """What this instance knows of a generation, or its metadata (one HEAD) when it knows nothing."""
