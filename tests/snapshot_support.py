@@ -32,6 +32,7 @@ KEY_ID, KEY_SECRET = "engram/tests/have/no/aws/scope", "test-key-secret"
 # Test tenants are tiny, so the default share (a delta under half the full snapshot) would keep them full:
 # this policy makes every commit a delta, with a full snapshot after every eight.
 DELTAS = CompactionPolicy(max_chain=8, max_share=1000.0)
+WHOLE = CompactionPolicy(max_chain=0)  # every commit writes the whole database, however large the tenant grows
 
 
 def hashing_engine(path: Path) -> Engine:

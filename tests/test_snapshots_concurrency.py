@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from snapshot_support import (  # noqa: F401
-    DELTAS, make_snapshotter, moto_endpoint, new_bucket, oss_store, remember, texts_in,
+    DELTAS, WHOLE, make_snapshotter, moto_endpoint, new_bucket, oss_store, remember, texts_in,
 )
 
 from engram_core.snapshots.local import LocalDirStore
@@ -54,7 +54,7 @@ def generations(request: pytest.FixtureRequest) -> str:
 
 
 def _policy(generations: str) -> dict:
-    return {"compaction": DELTAS} if generations == "deltas" else {}
+    return {"compaction": DELTAS if generations == "deltas" else WHOLE}
 
 
 def test_sixteen_threads_lose_nothing(shared_store, generations: str, tmp_path: Path) -> None:  # noqa: ANN001
@@ -92,7 +92,7 @@ def test_sixteen_writers_in_four_processes_lose_nothing(shared_store, generation
                                                          tmp_path: Path) -> None:
     spec, store = shared_store
     per_process = WRITERS // INSTANCES
-    flags = ["--deltas"] if generations == "deltas" else []
+    flags = ["--deltas"] if generations == "deltas" else ["--whole"]
     procs = [subprocess.Popen([sys.executable, str(HERE / "snapshot_writer.py"), spec, "shared",
                                str(tmp_path / f"process{p}"), "rmw", str(per_process), str(COMMITS), f"process{p}",
                                *flags],
