@@ -9,8 +9,10 @@ directory and, when moto is installed, moto's S3 server on loopback:
 - warm read: an instance that has it checks for a newer generation (one
   request), copies its cached file, opens it and reads one memory;
 - commit: a warm read-modify-write that adds one memory and uploads the next
-  generation create-only;
-- bytes per memory: the sealed generation (zstd) over the number of memories.
+  generation create-only (a delta of the pages it changed, see snapshots/deltas.py), wall and CPU time
+  (CPU of this process: the commit, and the loopback OSS front's threads for moto);
+- bytes per memory: the sealed full generation (zstd) over the number of memories; stored bytes per
+  memory: every generation in the store after the commits (the full one and its deltas).
 """
 
 from __future__ import annotations
@@ -161,6 +163,16 @@ def _timed(action: Callable[[], object], times: int) -> list[float]:
     return samples
 
 
+def _timed_cpu(action: Callable[[], object], times: int) -> tuple[list[float], list[float]]:
+    wall, cpu = [], []
+    for _ in range(times):
+        started, used = time.perf_counter(), time.process_time()
+        action()
+        wall.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.process_time() - used) * 1000)
+    return wall, cpu
+
+
 def _median_p95(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     return statistics.median(ordered), ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
@@ -185,19 +197,24 @@ def measure_size(store, count: int, repeat: int, workdir: Path) -> dict[str, flo
     known = warm.newest_generation(TENANT)
     check = _timed(lambda: warm.newest_generation(TENANT, known), repeat)
     numbers = iter(range(count, count + repeat))
-    commit = _timed(lambda: warm.run(TENANT, bulk_insert(1, first=next(numbers))), repeat)
+    commit, commit_cpu = _timed_cpu(lambda: warm.run(TENANT, bulk_insert(1, first=next(numbers))), repeat)
+    stored = store.list(f"{TENANT}/snap/")
+    deltas = [i.size for i in stored[1:]]
     return {"memories": count, "payload": sealed.size, "raw": int(sealed.metadata.get("raw-size", 0)),
             "cold": _median_p95(cold), "read": _median_p95(read), "check": _median_p95(check),
-            "commit": _median_p95(commit)}
+            "commit": _median_p95(commit), "commit_cpu": statistics.median(commit_cpu),
+            "delta": statistics.median(deltas) if deltas else 0, "stored": sum(i.size for i in stored)}
 
 
 def _row(store_name: str, m: dict) -> tuple:
-    return (store_name, m["memories"], *m["cold"], *m["read"], m["check"][0], *m["commit"],
-            round(m["payload"] / m["memories"]), round(m["raw"] / m["memories"]))
+    return (store_name, m["memories"], *m["cold"], *m["read"], m["check"][0], *m["commit"], m["commit_cpu"],
+            round(m["delta"]), round(m["payload"] / m["memories"]), round(m["raw"] / m["memories"]),
+            round(m["stored"] / m["memories"]))
 
 
 COLUMNS = ("store", "memories", "cold load ms", "p95", "warm read ms", "p95", "warm check ms",
-           "commit ms", "p95", "bytes/memory", "raw bytes/memory")
+           "commit ms", "p95", "commit cpu ms", "delta bytes", "bytes/memory", "raw bytes/memory",
+           "stored bytes/memory")
 
 
 def _sizes(text: str) -> list[int]:
@@ -244,8 +261,8 @@ def command(sizes: str, repeat: int, store_names: str, json_path: Path | None, p
     report = Report("storage", {"sizes": sizes, "repeat": repeat, "stores": store_names, "dim": DIM})
     report.tables.append(Table("Snapshot storage (median and p95 latency, ms)", COLUMNS, tuple(rows)))
     report.results["rows"] = [dict(zip(COLUMNS, row, strict=True)) for row in rows]
-    report.notes.append("commit = warm read-modify-write adding one memory (load check, copy, write, "
-                        "checkpoint, zstd, sha256, create-only upload)")
+    report.notes.append("commit = warm read-modify-write adding one memory on the writer's own copy (one listing, "
+                        "write, the changed pages from the log, zstd, sha256, create-only upload of the delta)")
     report.notes.append(f"vectors: {DIM}-dimension dense, stored as int8 + scale; wall time "
                         f"{time.perf_counter() - started:.1f} s")
     emit(report, json_path, plot_dir)

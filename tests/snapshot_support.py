@@ -17,6 +17,7 @@ from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.adapters.tokens import ConservativeTokenCounter
 from engram_core.usecases.engine import Engine
 from engram_core.snapshots.cache import WarmCache
+from engram_core.snapshots.deltas import CompactionPolicy
 from engram_core.snapshots.local import LocalDirStore
 from engram_core.snapshots.oss import OssStore
 from engram_core.snapshots.ports import SnapshotStore
@@ -28,6 +29,10 @@ ADAPTERS = ["local", "moto-s3", "oss-like"]
 # Authorization header; an OSS signature that happens to hold exactly four '/' would be misread as one
 # (a random 500), so the test key id carries more slashes than a scope has.
 KEY_ID, KEY_SECRET = "engram/tests/have/no/aws/scope", "test-key-secret"
+# Test tenants are tiny, so the default share (a delta under half the full snapshot) would keep them full:
+# this policy makes every commit a delta, with a full snapshot after every eight.
+DELTAS = CompactionPolicy(max_chain=8, max_share=1000.0)
+WHOLE = CompactionPolicy(max_chain=0)  # every commit writes the whole database, however large the tenant grows
 
 
 def hashing_engine(path: Path) -> Engine:

@@ -1,11 +1,12 @@
 """A separate writer process for the snapshot tests (concurrency across processes, crashes).
 
-    python snapshot_writer.py STORE TENANT CACHE_DIR rmw WORKERS COUNT LABEL
-    python snapshot_writer.py STORE TENANT CACHE_DIR loop LABEL
+    python snapshot_writer.py STORE TENANT CACHE_DIR rmw WORKERS COUNT LABEL [--deltas | --whole]
+    python snapshot_writer.py STORE TENANT CACHE_DIR loop LABEL [--deltas | --whole]
 
 STORE is ``local:/path`` or ``s3:http://127.0.0.1:PORT/bucket``. ``rmw`` runs WORKERS threads that
 each commit COUNT memories and prints a JSON summary; ``loop`` commits until it is killed, printing
-one line per commit.
+one line per commit. ``--deltas`` commits delta generations (snapshot_support.DELTAS), ``--whole`` only
+whole ones.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from snapshot_support import make_snapshotter, oss_store, remember  # noqa: E402
+from snapshot_support import DELTAS, WHOLE, make_snapshotter, oss_store, remember  # noqa: E402
 
 from engram_core.snapshots.local import LocalDirStore  # noqa: E402
 
@@ -59,8 +60,9 @@ def commit_forever(snapshots, tenant: str, label: str) -> None:  # noqa: ANN001
 
 
 def main(argv: list[str]) -> None:
-    spec, tenant, cache, mode, *rest = argv
-    snapshots = make_snapshotter(open_store(spec), Path(cache), attempts=1000)
+    extra = {"compaction": DELTAS} if "--deltas" in argv else {"compaction": WHOLE} if "--whole" in argv else {}
+    spec, tenant, cache, mode, *rest = [a for a in argv if a not in ("--deltas", "--whole")]
+    snapshots = make_snapshotter(open_store(spec), Path(cache), attempts=1000, **extra)
     if mode == "rmw":
         read_modify_write(snapshots, tenant, int(rest[0]), int(rest[1]), rest[2])
     else:

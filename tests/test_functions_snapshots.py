@@ -1,7 +1,8 @@
 """Two server processes ("instances") on one tenant in snapshot storage on moto's S3 server: no turn is lost.
 
 Each instance keeps its own warm cache; every write commits a new generation
-create-only, and the loser of a race reloads and re-applies its turn.
+create-only, and the loser of a race reloads and re-applies its turn. The module runs twice: with
+whole generations and with delta generations.
 """
 
 from __future__ import annotations
@@ -20,21 +21,27 @@ MAX_TRIES = 20
 ERIN = "egk_erin-only-in-the-keys-file-0123"
 
 
-@pytest.fixture(scope="module")
-def instances(tmp_path_factory):  # noqa: ANN001, ANN201
+# Test tenants are tiny: a share this large makes every commit a delta (a full snapshot after every eight).
+DELTA_ENV = {"ENGRAM_SNAPSHOT_DELTA_SHARE": "1000", "ENGRAM_SNAPSHOT_DELTA_CHAIN": "8"}
+WHOLE_ENV = {"ENGRAM_SNAPSHOT_DELTA_CHAIN": "0"}
+
+
+@pytest.fixture(scope="module", params=["whole", "deltas"])
+def instances(request, tmp_path_factory):  # noqa: ANN001, ANN201
     with moto_server() as endpoint:
         bucket = new_bucket(endpoint)
         env = {"ENGRAM_OSS_ENDPOINT": endpoint, "ENGRAM_OSS_DIALECT": "s3", "ENGRAM_OSS_REGION": LOOPBACK_REGION,
                "ENGRAM_OSS_ACCESS_KEY_ID": KEY_ID,
                "ENGRAM_OSS_ACCESS_KEY_SECRET": KEY_SECRET, "ENGRAM_SNAPSHOT_MAX_ATTEMPTS": "40",
-               "ENGRAM_RATE_BURST": "1000"}  # this test races commits, not the rate limiter
+               "ENGRAM_RATE_BURST": "1000",  # this test races commits, not the rate limiter
+               **(DELTA_ENV if request.param == "deltas" else WHOLE_ENV)}
         root = tmp_path_factory.mktemp("snapshots")
         store = f"oss://{bucket}/tenants"
         oss_store(endpoint, "s3", bucket, prefix="config").put("api-keys.json", keys_json({"erin": ERIN}).encode(), {})
         instance = lambda name, **more: running_server(  # noqa: E731 - each instance has its own warm cache
             root / name, "--store", store, ENGRAM_SNAPSHOT_CACHE_DIR=str(root / f"cache-{name}"), **env, **more)
         with instance("a") as a, instance("b", ENGRAM_API_KEYS_FILE=f"oss://{bucket}/config/api-keys.json") as b:
-            yield a, b, oss_store(endpoint, "s3", bucket, prefix="tenants")  # the adapter lists either dialect
+            yield a, b, oss_store(endpoint, "s3", bucket, prefix="tenants"), request.param  # either dialect lists
 
 
 def _turn(server, number: int) -> int:  # noqa: ANN001
@@ -55,7 +62,7 @@ def _generations(objects) -> list[str]:  # noqa: ANN001 - OssStore
 
 
 def test_two_instances_serving_one_tenant_lose_no_turn(instances) -> None:  # noqa: ANN001
-    a, b, bucket = instances
+    a, b, bucket, kind = instances
     with ThreadPoolExecutor(WORKERS) as pool:
         statuses = list(pool.map(lambda n: _turn(a if n % 2 else b, n), range(TURNS)))
     assert statuses == [200] * TURNS
@@ -64,10 +71,12 @@ def test_two_instances_serving_one_tenant_lose_no_turn(instances) -> None:  # no
         said = sorted(r["text"] for r in records if r["type"] == "message" and r["role"] == "user")
         assert said == sorted(f"Note number {n}: the code word is w{n}." for n in range(TURNS))
     assert len(_generations(bucket)) >= 1
+    codecs = {bucket.head(key).metadata.get("codec") for key in _generations(bucket)}
+    assert codecs == ({"zstd", "zstd-pages"} if kind == "deltas" else {"zstd"})
 
 
 def test_reads_on_either_instance_write_no_generation(instances) -> None:  # noqa: ANN001
-    a, b, bucket = instances
+    a, b, bucket, _ = instances
     a.call("POST", "/memories", TENANT_KEYS["alice"], json={"text": "Prefers window seats.", "importance": 0.8})
     before = _generations(bucket)
     for server in (a, b):
@@ -81,7 +90,7 @@ def test_reads_on_either_instance_write_no_generation(instances) -> None:  # noq
 
 
 def test_tenants_stay_apart_in_the_bucket(instances) -> None:  # noqa: ANN001
-    a, b, bucket = instances
+    a, b, bucket, _ = instances
     assert b.call("POST", "/memories", TENANT_KEYS["bob"], json={"text": "Bob's own note.", "importance": 0.7}).ok
     assert "Bob's own note" not in a.call("GET", "/export", TENANT_KEYS["alice"]).text
     assert "Bob's own note" in a.call("GET", "/export", TENANT_KEYS["bob"]).text
@@ -91,6 +100,6 @@ def test_tenants_stay_apart_in_the_bucket(instances) -> None:  # noqa: ANN001
 
 
 def test_a_keys_file_in_the_bucket_adds_tenants(instances) -> None:  # noqa: ANN001
-    a, b, bucket = instances
+    a, b, bucket, _ = instances
     assert b.call("GET", "/stats", ERIN).json()["tenant"] == "erin"  # b reads oss://.../api-keys.json
     assert a.call("GET", "/stats", ERIN).status_code == 401  # a was not given the file

@@ -2,7 +2,8 @@
 
 Writers are spread over four instances (each with its own warm cache), as threads of one process and
 as separate processes, so that create-only commits really race; every lost race must reload and
-re-apply its operations. Writers queued inside one instance may share a commit.
+re-apply its operations. Writers queued inside one instance may share a commit. Each runs with whole
+generations and with delta generations (a lost race there must also rebuild from the winner's delta).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from snapshot_support import make_snapshotter, moto_endpoint, new_bucket, oss_store, remember, texts_in  # noqa: F401
+from snapshot_support import (  # noqa: F401
+    DELTAS, WHOLE, make_snapshotter, moto_endpoint, new_bucket, oss_store, remember, texts_in,
+)
 
 from engram_core.snapshots.local import LocalDirStore
 
@@ -45,9 +48,19 @@ def shared_store(request: pytest.FixtureRequest, tmp_path: Path):  # noqa: ANN20
     return f"s3:{endpoint}/{bucket}", oss_store(endpoint, "s3", bucket=bucket)
 
 
-def test_sixteen_threads_lose_nothing(shared_store, tmp_path: Path) -> None:  # noqa: ANN001
+@pytest.fixture(params=["whole", "deltas"])
+def generations(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+def _policy(generations: str) -> dict:
+    return {"compaction": DELTAS if generations == "deltas" else WHOLE}
+
+
+def test_sixteen_threads_lose_nothing(shared_store, generations: str, tmp_path: Path) -> None:  # noqa: ANN001
     _, store = shared_store
-    instances = [make_snapshotter(store, tmp_path / f"instance{i}", attempts=1000) for i in range(INSTANCES)]
+    instances = [make_snapshotter(store, tmp_path / f"instance{i}", attempts=1000, **_policy(generations))
+                 for i in range(INSTANCES)]
     failures: list[BaseException] = []
 
     def work(writer: int) -> None:
@@ -66,13 +79,23 @@ def test_sixteen_threads_lose_nothing(shared_store, tmp_path: Path) -> None:  # 
     assert failures == []
     check_everything_arrived_once(store, tmp_path, [f"instance{i}" for i in range(INSTANCES)])
     assert sum(i.counters.conflicts for i in instances) > 0  # the commits really raced
+    assert sum(i.counters.quarantined for i in instances) == 0
+    _check_kinds(store, generations)
 
 
-def test_sixteen_writers_in_four_processes_lose_nothing(shared_store, tmp_path: Path) -> None:  # noqa: ANN001
+def _check_kinds(store, generations: str) -> None:  # noqa: ANN001
+    codecs = {store.head(i.key).metadata.get("codec") for i in store.list("shared/snap/")}
+    assert codecs == ({"zstd", "zstd-pages"} if generations == "deltas" else {"zstd"})
+
+
+def test_sixteen_writers_in_four_processes_lose_nothing(shared_store, generations: str,  # noqa: ANN001
+                                                         tmp_path: Path) -> None:
     spec, store = shared_store
     per_process = WRITERS // INSTANCES
+    flags = ["--deltas"] if generations == "deltas" else ["--whole"]
     procs = [subprocess.Popen([sys.executable, str(HERE / "snapshot_writer.py"), spec, "shared",
-                               str(tmp_path / f"process{p}"), "rmw", str(per_process), str(COMMITS), f"process{p}"],
+                               str(tmp_path / f"process{p}"), "rmw", str(per_process), str(COMMITS), f"process{p}",
+                               *flags],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for p in range(INSTANCES)]
     summaries, logs = [], []
@@ -85,3 +108,4 @@ def test_sixteen_writers_in_four_processes_lose_nothing(shared_store, tmp_path: 
     assert [s["quarantined"] for s in summaries] == [0] * INSTANCES, logs  # healthy writers write no bad generation
     check_everything_arrived_once(store, tmp_path, [f"process{p}" for p in range(INSTANCES)])
     assert sum(s["conflicts"] for s in summaries) > 0
+    _check_kinds(store, generations)

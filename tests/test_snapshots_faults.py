@@ -18,7 +18,7 @@ import pytest
 import zstandard
 from object_servers import FaultProxy, free_port
 from snapshot_support import (  # noqa: F401 - fixtures
-    make_snapshotter, moto_endpoint, new_bucket, oss_like, oss_settings, oss_store, remember, store, texts_in,
+    DELTAS, make_snapshotter, moto_endpoint, new_bucket, oss_like, oss_settings, oss_store, remember, store, texts_in,
 )
 
 from engram_core.core.errors import StoreError
@@ -33,8 +33,8 @@ HERE = Path(__file__).resolve().parent
 KEYS = TenantKeys("alice")
 
 
-def two_good_generations(store: SnapshotStore, cache: Path):  # noqa: ANN201 - Snapshotter
-    snapshots = make_snapshotter(store, cache)
+def two_good_generations(store: SnapshotStore, cache: Path, **extra: object):  # noqa: ANN201 - Snapshotter
+    snapshots = make_snapshotter(store, cache, **extra)
     snapshots.run("alice", remember("good one"))
     snapshots.run("alice", remember("good two"))
     return snapshots
@@ -174,13 +174,15 @@ def _writer(store_spec: str, cache: Path, *args: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.parametrize("deltas", [False, True], ids=["whole", "deltas"])
 def test_a_writer_killed_mid_upload_leaves_the_last_good_generation(proxy: FaultProxy, moto_endpoint: str,  # noqa: F811
-                                                                      tmp_path: Path) -> None:
+                                                                      tmp_path: Path, deltas: bool) -> None:
     bucket = new_bucket(moto_endpoint)
     direct = oss_store(moto_endpoint, "s3", bucket=bucket)
-    two_good_generations(direct, tmp_path / "writer")
+    two_good_generations(direct, tmp_path / "writer", **({"compaction": DELTAS} if deltas else {}))
     proxy.stall_next_put()
-    writer = _writer(f"s3:{proxy.endpoint}/{bucket}", tmp_path / "killed", "rmw", "1", "1", "doomed")
+    writer = _writer(f"s3:{proxy.endpoint}/{bucket}", tmp_path / "killed", "rmw", "1", "1", "doomed",
+                     *(["--deltas"] if deltas else []))
     try:
         assert proxy.stalled.wait(60), writer.stderr.read() if writer.poll() is not None else "no upload seen"
         writer.send_signal(signal.SIGKILL)
@@ -195,12 +197,14 @@ def test_a_writer_killed_mid_upload_leaves_the_last_good_generation(proxy: Fault
     assert [g.number for g in list_generations(reader, "alice").generations] == [1, 2, 3]
 
 
-def test_writers_killed_at_random_moments_never_leave_a_broken_local_store(tmp_path: Path) -> None:
+@pytest.mark.parametrize("deltas", [False, True], ids=["whole", "deltas"])
+def test_writers_killed_at_random_moments_never_leave_a_broken_local_store(tmp_path: Path, deltas: bool) -> None:
     store = LocalDirStore(tmp_path / "store")
-    two_good_generations(store, tmp_path / "writer")
+    two_good_generations(store, tmp_path / "writer", **({"compaction": DELTAS} if deltas else {}))
     rng = random.Random(4)
     for round_number in range(3):
-        writer = _writer(f"local:{tmp_path / 'store'}", tmp_path / f"killed{round_number}", "loop", f"r{round_number}")
+        writer = _writer(f"local:{tmp_path / 'store'}", tmp_path / f"killed{round_number}", "loop", f"r{round_number}",
+                         *(["--deltas"] if deltas else []))
         committed = [writer.stdout.readline() for _ in range(2)]
         assert all(line.startswith("committed") for line in committed), writer.stderr.read()
         time.sleep(rng.uniform(0, 0.05))

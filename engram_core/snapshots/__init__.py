@@ -15,6 +15,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engram_core.snapshots.deltas import CompactionPolicy
 from engram_core.snapshots.ports import ObjectInfo, SnapshotStore, StoredObject
 from engram_core.snapshots.retention import RetentionPolicy
 from engram_core.snapshots.settings import OssSettings, SnapshotSettings, load_snapshot_settings
@@ -68,4 +69,5 @@ def open_snapshotter(location: str | Path, open_engine: Callable[[Path], "Engine
         retention=RetentionPolicy(settings.keep, timedelta(seconds=settings.grace_seconds)),
         retry=RetryPolicy(max_attempts=settings.max_attempts),
         compression_level=settings.compression_level,
+        compaction=CompactionPolicy(settings.delta_chain, settings.delta_share),
     )

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 from engram_core.core.errors import BusyError, GenerationExistsError, NotFoundError
-from engram_core.snapshots.codec import Sealed, schema_of
+from engram_core.snapshots.codec import schema_of, seal
 from engram_core.snapshots.layout import TenantKeys, generation_of, parse_hint, quarantined_generation_of
 from engram_core.snapshots.local import LocalDirStore
 from engram_core.snapshots.retention import GenerationAge, collectable
@@ -79,7 +79,7 @@ def collect_garbage(snapshotter: Snapshotter, tenant: str, now: datetime) -> GcR
     keys = TenantKeys(tenant)
     objects = snapshotter.store.list(keys.root)
     ages = [GenerationAge(n, i.modified) for i in objects if (n := generation_of(i.key))]
-    doomed = set(collectable(ages, snapshotter.retention, now))
+    doomed = chain_needs(snapshotter, keys, set(collectable(ages, snapshotter.retention, now)), ages)
     notes = [i.key for i in objects if quarantined_generation_of(i.key) in doomed]
     snapshotter.store.delete([keys.generation(n) for n in sorted(doomed)] + notes)
     if isinstance(snapshotter.store, LocalDirStore):
@@ -88,16 +88,26 @@ def collect_garbage(snapshotter: Snapshotter, tenant: str, now: datetime) -> GcR
     return GcReport(tenant, tuple(sorted(doomed)), kept)
 
 
+def chain_needs(snapshotter: Snapshotter, keys: TenantKeys, doomed: set[int], ages: list[GenerationAge]) -> set[int]:
+    """Never collect the full snapshot (or the deltas) the oldest kept generation is built from."""
+    kept = [a.number for a in ages if a.number not in doomed]
+    if not doomed or not kept:
+        return doomed
+    lineage = snapshotter.chains.lineage(keys, min(kept))
+    if lineage is None:  # unknown: keep everything rather than guess
+        return set()
+    return {n for n in doomed if n < lineage.base}
+
+
 def restore(snapshotter: Snapshotter, tenant: str, number: int) -> int:
     """Write an old good generation again as the newest (create-only); returns its new number."""
     keys = TenantKeys(tenant)
     workdir = snapshotter.cache.workspace()
     try:
-        found = _download(snapshotter, tenant, number, workdir)
-        raw_head = (workdir / WORKING_FILE).read_bytes()[:100]
+        _download(snapshotter, tenant, number, workdir)
+        sealed = seal((workdir / WORKING_FILE).read_bytes())  # whole, even when the old one was a delta
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    sealed = Sealed(found.data, found.metadata["sha256"], int(found.metadata["raw-size"]), schema_of(raw_head))
     for _ in range(snapshotter.retry.max_attempts):
         target = snapshotter.newest_generation(tenant) + 1
         try:

@@ -62,13 +62,13 @@ def unseal(payload: bytes, metadata: Mapping[str, str], where: str) -> bytes:
         raise CorruptSnapshotError(f"{where}: checksum mismatch ({len(payload)} bytes)")
     if metadata.get("codec", CODEC) != CODEC:
         raise CorruptSnapshotError(f"{where}: unknown codec {metadata.get('codec')!r}")
-    raw = _decompress(payload, where)
+    raw = decompress(payload, where)
     if not raw.startswith(SQLITE_MAGIC) or str(len(raw)) != metadata.get("raw-size", str(len(raw))):
         raise CorruptSnapshotError(f"{where}: not the SQLite file the writer sealed")
     return raw
 
 
-def _decompress(payload: bytes, where: str) -> bytes:
+def decompress(payload: bytes, where: str) -> bytes:
     try:
         return zstandard.ZstdDecompressor().decompress(payload)
     except zstandard.ZstdError as exc:

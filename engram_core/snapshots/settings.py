@@ -99,6 +99,10 @@ class SnapshotSettings(BaseSettings):
                                 description="Disk the instance may write (FC's diskSize); bounds cache and replicas.")
     max_attempts: int = Field(8, ge=1, le=1000, description="Commit attempts before a busy error.")
     compression_level: int = Field(1, ge=1, le=19, description="zstd level of generation payloads.")
+    delta_chain: int = Field(32, ge=0, le=1000, description="Delta generations after a full snapshot before "
+                             "a commit writes a full one again (0: every commit writes the whole database).")
+    delta_share: float = Field(0.5, ge=0, description="A chain's deltas may add up to this share of its full "
+                               "snapshot's bytes; past it the commit writes a full one.")
 
 
 def budget_of(settings: SnapshotSettings) -> "DiskBudget":

@@ -2,10 +2,9 @@
 
     snapshotter.run("alice", lambda engine: engine.remember("Prefers aisle seats"))
 
-``run`` loads the newest good generation (warm cache first: one listing to
-check the cached one still exists and nothing newer does), opens a private working copy, runs the
-operation, and, if the operation changed anything, writes generation N+1
-create-only. A writer that loses the race reloads and re-applies its
+``run`` loads the newest good generation (this process's head, else the warm cache: one listing to
+check it still exists and nothing newer does), opens a private working copy, runs the operation, and,
+if it changed anything, writes generation N+1 create-only (a delta when it can: deltas.py). A writer that loses the race reloads and re-applies its
 operation, with jittered backoff, up to a bounded number of attempts; then
 it raises BusyError and nothing was written. Read-only operations never
 write a generation.
@@ -13,7 +12,6 @@ write a generation.
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import shutil
@@ -25,15 +23,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from engram_core.adapters.sqlite_store import LATEST_SCHEMA
-from engram_core.core.errors import (
-    BusyError, CorruptSnapshotError, EngramError, GenerationExistsError, StoreError,
-)
-from engram_core.adapters.private_files import write_private
-from engram_core.snapshots import sqlite_files
+from engram_core.core.errors import BusyError, EngramError, GenerationExistsError, StoreError
+from engram_core.snapshots import pages, sqlite_files
 from engram_core.snapshots.batch import Lane, Ticket, abandon
 from engram_core.snapshots.cache import CachedGeneration, WarmCache
-from engram_core.snapshots.codec import DEFAULT_LEVEL, Sealed, check_schema, seal, unseal
+from engram_core.snapshots.chain import ChainLoader, Stopped
+from engram_core.snapshots.codec import DEFAULT_LEVEL, Sealed
+from engram_core.snapshots.compaction import compact, delete_older, lineage_after, sealed_commit
+from engram_core.snapshots.deltas import CompactionPolicy, SealedDelta
+from engram_core.snapshots.heads import Head, Heads, head_checkout, take_back
 from engram_core.snapshots.layout import TenantKeys, generation_of, parse_hint, tenant_of
 from engram_core.snapshots.ports import SnapshotStore, StoredObject
 from engram_core.snapshots.retention import RetentionPolicy
@@ -100,13 +98,17 @@ class Counters:
 class Checkout:
     """One working copy of a tenant, open as an Engine; commit it or let it go."""
 
-    def __init__(self, owner: "Snapshotter", keys: TenantKeys, base: Base, workdir: Path, engine: "Engine") -> None:
+    def __init__(self, owner: "Snapshotter", keys: TenantKeys, base: Base, workdir: Path, engine: "Engine",
+                 opened: pages.FileStamp | None = None) -> None:
         self.owner, self.keys, self.base, self.workdir, self.engine = owner, keys, base, workdir, engine
         # A working copy is scratch until its upload lands: the upload is the durable step, not these writes.
         engine.store.conn.execute("PRAGMA synchronous = OFF")
+        engine.store.conn.execute("PRAGMA wal_autocheckpoint = 0")  # its changed pages stay in the log (pages.py)
+        self._opened = opened
         self._changes_at_open = engine.store.conn.total_changes
         self._event_seq_at_open = sqlite_files.last_event_seq(engine.store.conn)
-        self._open = True
+        self._open, self._unchanged, self._kept = True, True, False
+        self.captured: pages.Captured | None = None
 
     @property
     def path(self) -> Path:
@@ -121,17 +123,28 @@ class Checkout:
             self.discard()
             return None
         purge = sqlite_files.purged_since(self.engine.store.conn, self._event_seq_at_open)
-        self._close_engine()
-        return self.owner._commit(self, purge)
+        self.captured = None if purge or self._opened is None else pages.capture(self.engine.store.conn, self.path,
+                                                                                 self._opened)
+        self.close_engine()
+        return self.owner._commit(self, purge, self.captured.delta if self.captured else None)
 
-    def _close_engine(self) -> None:
+    def close_engine(self) -> None:
         if self._open:
-            self._open = False
+            self._open, self._unchanged = False, not self.changed()
             self.engine.close()
 
+    def keep_as(self, generation: int) -> None:
+        """The working file is generation ``generation`` now: the tenant's next operation starts from it."""
+        self._kept = True
+        self.owner.heads.keep(self.keys.tenant, Head(generation, self.workdir))
+
     def discard(self) -> None:
-        self._close_engine()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        """A copy nothing changed stays on as the tenant's head; any other is deleted."""
+        self.close_engine()
+        if not self._kept and self._unchanged and self.base.generation > 0 and self.path.exists():
+            self.keep_as(self.base.generation)
+        if not self._kept:
+            shutil.rmtree(self.workdir, ignore_errors=True)
 
     def __enter__(self) -> "Checkout":
         return self
@@ -145,28 +158,30 @@ class Snapshotter:
 
     def __init__(self, store: SnapshotStore, open_engine: Callable[[Path], "Engine"], cache: WarmCache, *,
                  retention: RetentionPolicy | None = None, retry: RetryPolicy | None = None,
-                 compression_level: int = DEFAULT_LEVEL, rng: random.Random | None = None,
+                 compression_level: int = DEFAULT_LEVEL, compaction: CompactionPolicy | None = None,
+                 rng: random.Random | None = None,
                  sleep: Callable[[float], None] = time.sleep, clock: Callable[[], datetime] = utc_now) -> None:
         self.store, self.cache = store, cache
         self.retention = retention or RetentionPolicy()
         self.retry = retry or RetryPolicy()
         self.counters = Counters()
-        self._open_engine, self._level, self._sleep, self._clock = open_engine, compression_level, sleep, clock
+        self.open_engine, self.compression_level, self._sleep, self._clock = open_engine, compression_level, sleep, clock
         self._rng = rng or random.Random()
-        self._bad: set[tuple[str, int]] = set()
+        self.chains = ChainLoader(store, cache, clock, lambda: self.counters.bump("quarantined"))
+        self.compaction = compaction or CompactionPolicy()
+        self.heads = Heads(max_bytes=cache.max_bytes)
         self._lanes: dict[str, Lane] = {}
         self._lanes_guard = threading.Lock()
         # Called with the tenant before its first generation is written (the due index registers it there).
         self.on_new_tenant: Callable[[str], None] | None = None
 
-    # -- the use case ---------------------------------------------------------------
     def run(self, tenant: str, operation: Callable[["Engine"], T], *, write: bool = True) -> T:
         """Run ``operation`` on the tenant's newest state; commit its changes when ``write``.
 
         Concurrent writers of one tenant in this process are grouped into one commit (see batch.py).
         """
         if not write:
-            with self.checkout(tenant) as checkout:
+            with self.turn(tenant), self.checkout_for_turn(tenant) as checkout:
                 return operation(checkout.engine)
         ticket, lane = Ticket(operation), self._lane(tenant)
         lane.enqueue(ticket)
@@ -186,6 +201,9 @@ class Snapshotter:
     def queued(self, tenant: str) -> int:
         """Writers of this tenant waiting for their turn in this process."""
         return len(self._lane(tenant).pending)
+
+    def turn(self, tenant: str) -> threading.Lock:  # held while a thread works on the tenant's head
+        return self._lane(tenant).turn
 
     def _lane(self, tenant: str) -> Lane:
         with self._lanes_guard:
@@ -207,7 +225,7 @@ class Snapshotter:
     def _apply_batch(self, tenant: str, batch: list[Ticket]) -> list[Ticket]:
         """One attempt; returns the tickets still to do (empty once committed)."""
         while batch:
-            with self.checkout(tenant) as checkout:
+            with self.checkout_for_turn(tenant) as checkout:
                 for ticket in batch:
                     ticket.apply(checkout.engine)
                 failed = [t for t in batch if t.error is not None]
@@ -228,15 +246,20 @@ class Snapshotter:
             checkout.commit()
         except GenerationExistsError:
             self.counters.bump("conflicts")
+            take_back(checkout)
             return False
         return True
+
+    def checkout_for_turn(self, tenant: str) -> Checkout:  # under the turn: the head, else a fresh copy
+        return head_checkout(self, tenant) or self.checkout(tenant)
 
     def checkout(self, tenant: str) -> Checkout:
         keys = TenantKeys(tenant)
         workdir = self.cache.workspace()
         try:
             base = self._materialise(keys, workdir / WORKING_FILE)
-            return Checkout(self, keys, base, workdir, self._open_engine(workdir / WORKING_FILE))
+            opened = pages.stamp(workdir / WORKING_FILE) if base.cached is not None else None
+            return Checkout(self, keys, base, workdir, self.open_engine(workdir / WORKING_FILE), opened)
         except BaseException:
             shutil.rmtree(workdir, ignore_errors=True)
             raise
@@ -252,29 +275,31 @@ class Snapshotter:
     # -- loading ----------------------------------------------------------------------
     def _load(self, keys: TenantKeys) -> Base:
         cached = self.cache.newest(keys.tenant)
-        newest, cached_exists = self._resolve(keys, cached.generation if cached else None)
+        newest, cached_exists = self.resolve(keys, cached.generation if cached else None)
         if cached is not None and not cached_exists:  # purged or collected: never serve it again
             self.cache.forget(keys.tenant)
             cached = None
         if newest == 0:
             return Base(0, 1, None)
-        for number in range(newest, 0, -1):
+        number = newest
+        while number > 0:
             if cached is not None and number == cached.generation:
                 self.counters.bump("warm_hits")
                 return Base(number, newest + 1, cached)
-            entry = self._fetch_good(keys, number)
-            if entry is not None:
+            entry = self._fetch(keys, number, cached)
+            if isinstance(entry, CachedGeneration):
                 return Base(number, newest + 1, entry)
-            if (keys.tenant, number) not in self._bad:
+            if not self.chains.is_bad(keys.tenant, entry.generation):
                 break  # collected: nothing older survives either
+            number = entry.generation - 1
         raise StoreError(f"tenant {keys.tenant!r}: no readable generation (newest is {newest}); "
                          "see `engram snapshots list`")
 
     def newest_generation(self, tenant: str, known: int | None = None) -> int:
         """The newest generation number (0 if none)."""
-        return self._resolve(TenantKeys(tenant), known)[0]
+        return self.resolve(TenantKeys(tenant), known)[0]
 
-    def _resolve(self, keys: TenantKeys, known: int | None) -> tuple[int, bool]:
+    def resolve(self, keys: TenantKeys, known: int | None) -> tuple[int, bool]:
         """(newest generation, does ``known`` still exist). From a known generation, one listing that
         starts at it: it must still be there (a purge deletes every older generation), and anything
         newer shows. Otherwise a listing from the hint, and the whole prefix when that finds nothing."""
@@ -295,26 +320,13 @@ class Snapshotter:
         start = keys.generation(floor - 1) if floor is not None and floor > 1 else ""
         return [n for info in self.store.list(keys.snap_prefix, start_after=start) if (n := generation_of(info.key))]
 
-    def _fetch_good(self, keys: TenantKeys, number: int) -> CachedGeneration | None:
-        """Download, verify and cache one generation; None if it is gone or quarantined."""
-        if (keys.tenant, number) in self._bad:
-            return None
-        try:
-            return self._fetch(keys, number)
-        except CorruptSnapshotError as first:
-            log.warning("snapshot failed its checks, reading it again: tenant=%s generation=%d reason=%s",
-                        keys.tenant, number, first.message)
-        try:  # a damaged object fails every read; a read that went wrong once must not cost a generation
-            return self._fetch(keys, number)
-        except CorruptSnapshotError as exc:
-            self._quarantine(keys, number, exc)
-            return None
-
-    def _fetch(self, keys: TenantKeys, number: int) -> CachedGeneration | None:
+    def _fetch(self, keys: TenantKeys, number: int, warm: CachedGeneration | None) -> CachedGeneration | Stopped:
+        """Download, verify and cache one generation (from the warm copy when it is a delta on its chain)."""
         workdir = self.cache.workspace()
         try:
-            if self.download_verified(keys.tenant, number, workdir / WORKING_FILE) is None:
-                return None
+            found = self.chains.load(keys, number, workdir / WORKING_FILE, warm)
+            if isinstance(found, Stopped):
+                return found
             self.counters.bump("downloads")
             return self.cache.adopt(keys.tenant, number, workdir / WORKING_FILE)
         finally:
@@ -322,43 +334,29 @@ class Snapshotter:
 
     def download_verified(self, tenant: str, number: int, dest: Path) -> StoredObject | None:
         """Write generation ``number`` to ``dest`` after every check a load makes; None if it is gone."""
-        keys = TenantKeys(tenant)
-        found = self.store.get(keys.generation(number))
-        if found is None:
-            return None
-        where = f"{tenant} generation {number}"
-        raw = unseal(found.data, found.metadata, where)
-        write_private(dest, raw)
-        sqlite_files.quick_check(dest, where)  # integrity first: a damaged header is damage, not a newer schema
-        check_schema(raw, found.metadata, where, LATEST_SCHEMA)
-        return found
-
-    def _quarantine(self, keys: TenantKeys, number: int, exc: CorruptSnapshotError) -> None:
-        """Never serve it again; leave it in place so generation numbers stay contiguous."""
-        self._bad.add((keys.tenant, number))
-        self.counters.bump("quarantined")
-        log.warning("snapshot quarantined: tenant=%s generation=%d reason=%s", keys.tenant, number, exc.message)
-        marker = {"generation": number, "reason": exc.message, "detected_at": self._clock().isoformat()}
-        try:
-            self.store.put(keys.quarantine(number), json.dumps(marker).encode("utf-8"), {})
-        except StoreError as err:
-            log.warning("could not record the quarantine of %s generation %d: %s", keys.tenant, number, err.message)
+        return self.chains.load_verified(TenantKeys(tenant), number, dest)
 
     # -- committing ---------------------------------------------------------------------
-    def _commit(self, checkout: Checkout, purge: bool) -> CommitResult:
+    def _commit(self, checkout: Checkout, purge: bool, delta: pages.PageDelta | None) -> CommitResult:
         keys, target = checkout.keys, checkout.base.next_generation
         if target == 1 and self.on_new_tenant is not None:
             self.on_new_tenant(keys.tenant)  # first, so a tenant never exists without its schedule
-        sqlite_files.finalize(checkout.path, vacuum=purge)
-        sealed = seal(checkout.path.read_bytes(), self._level)
+        vacuumed = sqlite_files.finalize(checkout.path, vacuum=purge)
+        checkout.captured = None if vacuumed else checkout.captured
+        sealed = sealed_commit(self, checkout, None if vacuumed else delta)
         self.publish(keys, target, sealed, force_hint=purge)
-        self.cache.adopt(keys.tenant, target, checkout.path)
-        deleted = self._delete_older(keys, target) if purge else 0
+        self.chains.record(keys.tenant, lineage_after(target, sealed))
+        if purge or target == 1:  # the cache holds what readers of other tenants' turns and processes load
+            self.cache.adopt(keys.tenant, target, checkout.path)
+            self.heads.drop(keys.tenant)
+        else:
+            checkout.keep_as(target)
+        deleted = delete_older(self.store, keys, target) if purge else 0
         self.counters.bump("commits")
         log.info("snapshot committed: tenant=%s generation=%d bytes=%d", keys.tenant, target, len(sealed.payload))
         return CommitResult(target, len(sealed.payload), sealed.raw_size, deleted)
 
-    def publish(self, keys: TenantKeys, target: int, sealed: Sealed, *, force_hint: bool = False) -> None:
+    def publish(self, keys: TenantKeys, target: int, sealed: Sealed | SealedDelta, *, force_hint: bool = False) -> None:
         """Create-only upload of one generation (then, now and again, the advisory hint)."""
         key = keys.generation(target)
         try:
@@ -386,23 +384,16 @@ class Snapshotter:
         except StoreError as exc:  # the hint is advisory: the generation is committed either way
             log.warning("could not update the hint of %s: %s", keys.tenant, exc.message)
 
-    def _delete_older(self, keys: TenantKeys, number: int) -> int:
-        """After a purge no generation may keep the purged data."""
-        doomed = [i.key for i in self.store.list(keys.root)
-                  if (generation_of(i.key) or number) < number or i.key.startswith(keys.quarantine_prefix)]
-        self.store.delete(doomed)
-        log.info("purge: deleted %d older objects of tenant %s", len(doomed), keys.tenant)
-        return len(doomed)
-
     def collect_garbage(self, tenant: str, now: datetime | None = None):  # noqa: ANN201 - admin.GcReport
-        """Delete what the retention policy no longer needs (the consolidation job calls this)."""
+        """Compact a delta chain, then delete what the retention policy no longer needs (the sleep job calls this)."""
         from engram_core.snapshots.admin import collect_garbage
 
+        compact(self, tenant)
         return collect_garbage(self, tenant, now or self._clock())
 
-    # -- tenants ------------------------------------------------------------------------
     def tenants(self) -> list[str]:
         return sorted({t for i in self.store.list("") if "/snap/" in i.key and (t := tenant_of(i.key))})
 
     def close(self) -> None:
-        """Nothing to release: working copies are closed per operation, cached files stay warm."""
+        """Working copies are closed per operation and cached files stay warm; heads go."""
+        self.heads.drop_all()

@@ -28,8 +28,9 @@ def quick_check(path: Path, where: str) -> None:
         raise CorruptSnapshotError(f"{where}: integrity check failed: {'; '.join(map(str, verdict[:3]))}")
 
 
-def finalize(path: Path, *, vacuum: bool) -> None:
-    """Fold the WAL into the main file (and compact it) so the file alone is the whole database."""
+def finalize(path: Path, *, vacuum: bool) -> bool:
+    """Fold the WAL into the main file (and compact it) so the file alone is the whole database.
+    True when it compacted (every page may have moved)."""
     try:
         with closing(sqlite3.connect(path, isolation_level=None)) as conn:
             conn.execute("PRAGMA synchronous = OFF")  # the sealed upload is the durable copy
@@ -37,8 +38,10 @@ def finalize(path: Path, *, vacuum: bool) -> None:
             if vacuum or _mostly_free(conn):
                 conn.execute("VACUUM")
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                return True
     except sqlite3.Error as exc:
         raise StoreError(f"cannot prepare {path.name} for a snapshot: {exc}") from exc
+    return False
 
 
 def _mostly_free(conn: sqlite3.Connection) -> bool:
