@@ -34,7 +34,10 @@ from pathlib import Path
 STDLIB_LEFT_OUT = {"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "pydoc_data",
                    "site-packages", "dist-packages", "__phello__"}
 NEVER_READ = (".pyi", ".pxd", ".pyx", ".h", ".c", ".cpp")
-TEST_EXTENSIONS = ("_test", "_ctypes_test", "_xxtestfuzz", "xxlimited", "xxsubtype", "_tkinter")  # lib-dynload
+# lib-dynload modules of test suites, Tk, terminals and old Unix databases; each links libraries of its own
+# (Berkeley DB, Kerberos via NIS, ncurses, readline) that nothing else needs.
+UNUSED_EXTENSIONS = ("_test", "_ctypes_test", "_xxtestfuzz", "xxlimited", "xxsubtype", "_tkinter", "_dbm.",
+                     "_gdbm.", "nis.", "_curses", "readline.", "_crypt.", "ossaudiodev.", "spwd.")
 DATA = ("/etc/ssl/certs", "/usr/lib/ssl", "/usr/share/ca-certificates", "/usr/share/zoneinfo",
         "/etc/localtime", "/etc/timezone", "/etc/nsswitch.conf")
 MERGED_USR = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
@@ -99,7 +102,7 @@ def copy_tree(root: Path, source: str, *, top_left_out: set[str] = frozenset()) 
     """A directory as it is (links kept), without __pycache__ folders and files nothing reads."""
     def ignore(directory: str, names: list[str]) -> set[str]:
         dropped = {n for n in names if n == "__pycache__" or n.endswith(NEVER_READ)
-                   or os.path.basename(directory) == "lib-dynload" and n.startswith(TEST_EXTENSIONS)}
+                   or os.path.basename(directory) == "lib-dynload" and n.startswith(UNUSED_EXTENSIONS)}
         if os.path.realpath(directory) == os.path.realpath(source):
             dropped |= {n for n in names if n in top_left_out or n.startswith("config-")}
         return dropped
@@ -132,8 +135,8 @@ def elf_files(root: Path) -> list[Path]:
             and (".so" in p.name or p.parent.name == "bin") and is_elf(p)]
 
 
-def linked_libraries(elf: Path, venv: str) -> set[str]:
-    """The libraries outside the venv that ldd resolves for one file (the loader included)."""
+def linked_libraries(elf: Path, *inside_already: str) -> set[str]:
+    """The libraries ldd resolves for one file (the loader included), but for those under the given folders."""
     result = subprocess.run(["ldd", str(elf)], capture_output=True, text=True)
     if result.returncode != 0:
         return set()  # not dynamically linked
@@ -143,7 +146,8 @@ def linked_libraries(elf: Path, venv: str) -> set[str]:
             raise SystemExit(f"runtime-root: {elf} needs a library that is not there: {line.strip()}")
         parts = line.split()
         path = parts[2] if "=>" in parts and len(parts) > 2 else parts[0]
-        if path.startswith("/") and not os.path.realpath(path).startswith(venv + os.sep):
+        there = tuple(folder + os.sep for folder in inside_already)
+        if path.startswith("/") and not os.path.realpath(path).startswith(there):
             found.add(path)
     return found
 
@@ -151,7 +155,7 @@ def linked_libraries(elf: Path, venv: str) -> set[str]:
 def copy_libraries(root: Path, venv: str) -> list[str]:
     libraries = set()
     for elf in elf_files(root):
-        libraries |= linked_libraries(elf, venv)
+        libraries |= linked_libraries(elf, venv, os.path.realpath(root))  # the venv's own *.libs are there
     cache = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout if shutil.which(
         "ldconfig") else ""
     gcc_s = [line.split()[-1] for line in cache.splitlines()
@@ -166,7 +170,11 @@ def copy_copyrights(root: Path, files: list[str]) -> None:
     """The Debian packages' copyright files for everything copied from them (when the base has dpkg)."""
     if shutil.which("dpkg-query") is None:
         return
-    result = subprocess.run(["dpkg-query", "-S", *files], capture_output=True, text=True)
+    spellings = set()  # dpkg knows a file by the path its package ships, which merged /usr may have moved
+    for path in files:
+        for variant in (path, os.path.realpath(path), real_dir(path)):
+            spellings |= {variant, variant.removeprefix("/usr"), "/usr" + variant}
+    result = subprocess.run(["dpkg-query", "-S", *sorted(spellings)], capture_output=True, text=True)
     packages = {line.split(":", 1)[0] for line in result.stdout.splitlines() if ": " in line}
     for package in sorted(packages):
         copyright_file = f"/usr/share/doc/{package}/copyright"
@@ -192,19 +200,25 @@ def write_accounts(root: Path) -> None:
         (root / scratch).chmod(0o1777)
 
 
-def imported_sources(venv: str, probe: str) -> set[str]:
-    """The .py files of every module the probe imports, run with the venv's Python."""
+def imported_files(venv: str, probe: str) -> set[str]:
+    """The files of every module the probe imports (sources and extensions), run with the venv's Python."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1",
            "ENGRAM_PROVIDER": "offline", "OPENBLAS_NUM_THREADS": "1"}
     result = subprocess.run([f"{venv}/bin/python", "-c", probe], capture_output=True, text=True, env=env,
                             cwd="/tmp", check=False)
     if result.returncode != 0:
         raise SystemExit(f"runtime-root: the import probe failed:\n{result.stderr}")
-    return {f for f in json.loads(result.stdout.splitlines()[-1]) if f.endswith(".py")}
+    return set(json.loads(result.stdout.splitlines()[-1]))
 
 
 def own_sources(site: str) -> set[str]:
     return {str(p) for package in OWN_PACKAGES for p in Path(site, package).rglob("*.py")}
+
+
+def check_present(root: Path, files: set[str]) -> None:
+    missing = sorted(f for f in files if not inside(root, f).is_file())
+    if missing:
+        raise SystemExit(f"runtime-root: imported but left out of the image: {', '.join(missing)}")
 
 
 def compile_bytecode(root: Path, sources: set[str]) -> int:
@@ -213,8 +227,6 @@ def compile_bytecode(root: Path, sources: set[str]) -> int:
 
     for source in sorted(sources):
         copied = inside(root, source)
-        if not copied.is_file():
-            raise SystemExit(f"runtime-root: {source} is imported but left out of the image")
         py_compile.compile(str(copied), cfile=str(inside(root, importlib.util.cache_from_source(source))),
                            dfile=source, doraise=True,
                            invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
@@ -244,7 +256,9 @@ def main(venv: str, target: str, probe: str = PROBE) -> None:
     copy_copyrights(root, libraries + [os.path.realpath(f"{venv}/bin/python")])
     copy_data(root)
     write_accounts(root)
-    compiled = compile_bytecode(root, imported_sources(venv, probe) | own_sources(site))
+    imported = imported_files(venv, probe)
+    check_present(root, imported)
+    compiled = compile_bytecode(root, {f for f in imported if f.endswith(".py")} | own_sources(site))
     total = sum(p.lstat().st_size for p in root.rglob("*")) / 1e6
     print(f"runtime-root: {total:.0f} MB in {root} (venv {megabytes(root, venv):.0f} MB, standard library "
           f"{megabytes(root, stdlib):.0f} MB, {len(libraries)} shared libraries), {compiled} modules compiled")

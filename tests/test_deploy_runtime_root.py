@@ -79,8 +79,9 @@ def test_every_linked_library_is_in_the_root(assembled: tuple[Path, Path]) -> No
     env_dir, root = assembled
     module = _module()
     for elf in module.elf_files(root):
-        for library in module.linked_libraries(elf, str(env_dir)):
+        for library in module.linked_libraries(elf, str(env_dir), str(root)):
             assert _inside(root, module.real_dir(library)).exists(), f"{elf} needs {library}"
+    assert not _inside(root, root).exists()  # libraries found inside the root are not copied into it again
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("chroot") is None, reason="chroot needs root")
