@@ -6,7 +6,8 @@ Run by infra/Dockerfile's build stage after infra/slim-venv.sh, with the venv's 
 What the root holds, each at the path it has in the build stage (so the venv's links still resolve):
   - the interpreter (the chain of links from the venv's bin/python to the executable) and its standard
     library, without what a function never runs: test, idlelib, tkinter, turtledemo, ensurepip, lib2to3,
-    pydoc_data, the build configuration (config-*) and the base's own site-packages (pip, setuptools);
+    pydoc_data, the build configuration (config-*), the base's own site-packages (pip, setuptools) and
+    the extension modules of Tk, curses, readline, dbm, nis and crypt;
   - the venv;
   - every shared library that the interpreter and the extension modules of both link against, as `ldd`
     resolves it (plus libgcc_s, which glibc loads for thread cancellation), the libraries' copyright files
