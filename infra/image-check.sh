@@ -8,17 +8,16 @@
 #   LOCAL_EMBEDDER=false IMAGE=localhost/engram:qwen-only bash infra/image-check.sh  # size without MiniLM
 #
 # Needs podman (apt-get install -y podman debootstrap) and root. When no registry image can be pulled,
-# the bases are Debian bookworm made with debootstrap and Debian's Python 3.11, standing in for
-# python:3.11-slim-bookworm: one to build on (with Python's headers and venv), and one to run on, with
-# Python and its libraries only (no headers, documentation, man pages, locales or apt lists). Storage is
-# vfs (no overlay mounts needed); it is slow but works anywhere.
+# the build base is Debian bookworm made with debootstrap with Debian's Python 3.11 (and its headers and
+# venv), standing in for python:3.11-slim-bookworm. The final stage is FROM scratch: infra/runtime-root.py
+# assembles it from the build stage, so no second base is needed. Storage is vfs (no overlay mounts
+# needed); it is slow but works anywhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 STORE=(--storage-driver vfs)
 CHROOT=$(command -v chroot)  # env -i below clears PATH: call it by its path
 BUILD_BASE="${BASE_IMAGE:-localhost/engram-base:bookworm-build}"
-RUNTIME_BASE="${BASE_IMAGE:-localhost/engram-base:bookworm}"
 IMAGE="${IMAGE:-localhost/engram:check}"
 WORK="${WORK:-/tmp/engram-image-check}"
 MEMORIES="${MEMORIES:-10000}"
@@ -26,67 +25,48 @@ mkdir -p "$WORK"
 say() { printf 'image-check: %s\n' "$*" >&2; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-slim_rootfs() {  # what nothing in the image reads: documentation (licences stay), man pages, locales, apt lists
-  local root="$1"
-  find "$root/usr/share/doc" -mindepth 1 ! -name copyright ! -type d -delete
-  find "$root/usr/share/doc" -mindepth 1 -type d -empty -delete
-  rm -rf "$root"/usr/share/{man,info,lintian,locale}/* "$root"/var/cache/debconf/*-old "$root"/var/log/*.log
-  cat >"$root/etc/dpkg/dpkg.cfg.d/engram-slim" <<'CFG'
-path-exclude /usr/share/doc/*
-path-include /usr/share/doc/*/copyright
-path-exclude /usr/share/man/*
-path-exclude /usr/share/info/*
-path-exclude /usr/share/locale/*
-CFG
-}
-
-build_debootstrap_base() {  # image name, then the Debian packages beyond minbase; build or runtime flavour
-  local image="$1" packages="$2" flavour="$3" root="$WORK/rootfs"
+build_debootstrap_base() {  # image name, then the Debian packages beyond minbase
+  local image="$1" packages="$2" root="$WORK/rootfs"
   rm -rf "$root"
   debootstrap --variant=minbase --include="$packages" bookworm "$root" http://deb.debian.org/debian \
-    >"$WORK/debootstrap-$flavour.log" 2>&1
+    >"$WORK/debootstrap.log" 2>&1
   ln -sf python3 "$root/usr/bin/python"
-  if [ "$flavour" = build ]; then
-    # ENVIRONMENT WORKAROUND, not part of the image's design: this machine reaches PyPI and Debian
-    # through a TLS-intercepting proxy, so the stand-in build base trusts the host's CA bundle and uses
-    # its pip settings. An image built on python:3.11-slim-bookworm from a registry needs neither, and
-    # the runtime base (what the final image is made of) has neither.
-    cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
-    if [ -f /etc/pip.conf ]; then cp /etc/pip.conf "$root/etc/pip.conf"; fi
-  else
-    slim_rootfs "$root"
-  fi
+  # ENVIRONMENT WORKAROUND, not part of the image's design: this machine reaches PyPI through a
+  # TLS-intercepting proxy, so pip in the stand-in build base trusts the host's CA bundle, kept apart in
+  # /etc/pip-build-ca.crt. Debian's own bundle in /etc/ssl stays as packaged: it is the one
+  # infra/runtime-root.py takes into the final image. A build on python:3.11-slim-bookworm from a
+  # registry needs none of this.
+  cp /etc/ssl/certs/ca-certificates.crt "$root/etc/pip-build-ca.crt"
+  printf '[global]\ncert = /etc/pip-build-ca.crt\n' >"$root/etc/pip.conf"
   rm -rf "$root/var/cache/apt/archives"/*.deb "$root/var/cache/apt"/*.bin "$root/var/lib/apt/lists"/*
   tar -C "$root" -c . | podman "${STORE[@]}" import - "$image" >/dev/null
   rm -rf "$root"
 }
 
-ensure_base() {  # image name, packages, flavour
+ensure_base() {  # image name, packages
   podman "${STORE[@]}" image exists "$1" && return
   if [[ "$1" == localhost/* ]]; then
-    say "building the stand-in $3 base $1 with debootstrap"
+    say "building the stand-in build base $1 with debootstrap"
     build_debootstrap_base "$@"
   else
     podman "${STORE[@]}" pull "$1"
   fi
 }
 
-ensure_base "$BUILD_BASE" python3,python3-venv,python3-dev,ca-certificates,passwd build
-ensure_base "$RUNTIME_BASE" python3,ca-certificates,passwd runtime
-[ "${BASE_ONLY:-}" = 1 ] && { say "bases ready: $BUILD_BASE, $RUNTIME_BASE"; exit 0; }
+ensure_base "$BUILD_BASE" python3,python3-venv,python3-dev,ca-certificates
+[ "${BASE_ONLY:-}" = 1 ] && { say "base ready: $BUILD_BASE"; exit 0; }
 
 build_s="-"
 if [ "${SKIP_BUILD:-}" != 1 ]; then  # SKIP_BUILD=1: measure the image built last time
   say "building $IMAGE (log: $WORK/build.log)"
   started=$(date +%s)
   podman "${STORE[@]}" build --isolation chroot --network host --build-arg "PYTHON_IMAGE=$BUILD_BASE" \
-    --build-arg "RUNTIME_IMAGE=$RUNTIME_BASE" ${LOCAL_EMBEDDER:+--build-arg "LOCAL_EMBEDDER=$LOCAL_EMBEDDER"} \
+    ${LOCAL_EMBEDDER:+--build-arg "LOCAL_EMBEDDER=$LOCAL_EMBEDDER"} \
     -f infra/Dockerfile -t "$IMAGE" . >"$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log"; exit 1; }
   build_s=$(( $(date +%s) - started ))
 fi
 
 size=$(podman "${STORE[@]}" image inspect "$IMAGE" --format '{{.Size}}')
-base_size=$(podman "${STORE[@]}" image inspect "$RUNTIME_BASE" --format '{{.Size}}')
 
 # `podman run` needs CAP_SYS_RESOURCE for its rlimits, which a sandbox may not give; the image's
 # filesystem is copied to a scratch directory instead (a fresh instance; the image itself stays as built)
@@ -102,11 +82,14 @@ crc=$(inside -c 'import crcmod._crcfunext, oss2.utils as u, time; d=bytes(8<<20)
 torch=$(inside -c 'import importlib.util as u; print(bool(u.find_spec("torch")))')
 largest=$(du -s "$instance"/opt/engram/lib/python3.11/site-packages/* | sort -rn | head -8 |
   awk '{n=split($2, p, "/"); printf "%s%s %d MB", (NR>1 ? ", " : ""), p[n], $1/1024}')
-venv_mb=$(du -sm "$instance/opt/engram" | cut -f1)
+venv_mb=$(du -sm --apparent-size "$instance/opt/engram" | cut -f1)
+system_mb=$(( $(du -sm --apparent-size "$instance" | cut -f1) - venv_mb ))
+shell=$([ -e "$instance/bin/sh" ] || [ -e "$instance/usr/bin/sh" ] && echo present || echo none)
 
 if [ "${LOCAL_EMBEDDER:-true}" != true ]; then  # the tenant below has MiniLM vectors: size only
-  echo "image size:       $(( size / 1000000 )) MB uncompressed (runtime base $(( base_size / 1000000 )) MB), without the local embedder"
-  echo "/opt/engram:      $venv_mb MB by du; largest: $largest"
+  echo "image size:       $(( size / 1000000 )) MB uncompressed, without the local embedder"
+  echo "by du:            /opt/engram $venv_mb MB, the rest (interpreter, standard library, libraries) $system_mb MB"
+  echo "largest:          $largest"
   rm -rf "$instance"
   exit 0
 fi
@@ -165,11 +148,12 @@ warm_ms=$(recall "who cancelled the sourdough starter?")
 
 mb() { echo $(( $1 / 1000000 )); }
 cat <<EOF
-image:            $IMAGE (build base $BUILD_BASE, runtime base $RUNTIME_BASE)
+image:            $IMAGE (build base $BUILD_BASE, final stage FROM scratch)
 build:            ${build_s} s (vfs storage)
-image size:       $(mb "$size") MB uncompressed (runtime base $(mb "$base_size") MB, Engram's layers $(mb $((size - base_size))) MB); target < 300 MB
-/opt/engram:      $venv_mb MB by du; largest: $largest
-runs as:          uid $user; torch installed: $torch
+image size:       $(mb "$size") MB uncompressed; target < 300 MB
+by du:            /opt/engram $venv_mb MB, the rest (interpreter, standard library, libraries) $system_mb MB (MiB, apparent sizes)
+largest:          $largest
+runs as:          uid $user; torch installed: $torch; shell: $shell
 crcmod C ext:     present; oss2 CRC64 at ${crc} MiB/s
 start -> /healthz ${healthz_ms} ms (load $load_start)
 POST /initialize  ${init_ms} ms (MiniLM loaded, weights checked; load $load_init)

@@ -141,16 +141,16 @@ def _stages() -> list[list[str]]:
 def test_dockerfile_is_slim_amd64_non_root_without_torch_and_compiles_only_in_the_build_stage() -> None:
     build, final = _stages()
     assert build[0].startswith("FROM --platform=linux/amd64 ${PYTHON_IMAGE} AS build")
-    assert final[0] == "FROM --platform=linux/amd64 ${RUNTIME_IMAGE}"
+    assert final[0] == "FROM --platform=linux/amd64 scratch"  # no base: only what runtime-root.py assembled
     text = (INFRA / "Dockerfile").read_text()
     assert "ARG PYTHON_IMAGE=python:3.11-slim-bookworm" in text
-    assert "ARG RUNTIME_IMAGE=${PYTHON_IMAGE}" in text  # one base unless a check passes a runtime-only one
     everything = "\n".join(build + final).lower()
     assert "torch" not in everything.replace("pip show torch", "")
     assert "! /opt/engram/bin/pip show torch" in "\n".join(build)
     assert re.search(r"apt-get install -y --no-install-recommends gcc libc6-dev", "\n".join(build))
     assert not re.search(r"apt-get|build-essential|gcc|g\+\+|clang", "\n".join(final).lower())
-    assert "COPY --from=build /opt/engram /opt/engram" in final
+    assert [line for line in final if line.startswith(("COPY", "ADD"))] == ["COPY --from=build /runtime /"]
+    assert all(line.startswith('RUN ["') for line in final if line.startswith("RUN"))  # exec form: no shell
     user = [line for line in final if line.startswith("USER ")]
     assert user and user[-1] not in ("USER root", "USER 0")
     assert "EXPOSE 9000" in final
@@ -159,8 +159,9 @@ def test_dockerfile_is_slim_amd64_non_root_without_torch_and_compiles_only_in_th
 
 def test_the_final_stage_fails_to_build_without_crcmods_c_extension() -> None:
     _, final = _stages()
-    copied = final.index("COPY --from=build /opt/engram /opt/engram")
-    check = final.index('RUN python -c "import crcmod._crcfunext"')
+    copied = final.index("COPY --from=build /runtime /")
+    check = next(i for i, line in enumerate(final)
+                 if line.startswith('RUN ["python", "-c", "import crcmod._crcfunext'))
     assert copied < check < final.index("USER 10001")  # infra/image-check.sh measures the CRC speed too
 
 
@@ -178,14 +179,15 @@ def test_dependencies_install_from_hashed_locks_before_the_source_is_copied() ->
     sources = [name for line in build if line.startswith("COPY ") and "--from" not in line
                for name in line.split()[1:-1]]
     assert sources == ["infra/requirements.lock", "infra/minilm.lock", "infra/build.lock", "pyproject.toml",
-                       "README.md", "engram_core", "functions", "infra/slim-venv.sh"]
+                       "README.md", "engram_core", "functions", "infra/slim-venv.sh", "infra/runtime-root.py"]
     assert all((ROOT / name).exists() for name in sources)
 
 
 def test_the_venv_is_slimmed_after_every_install_and_the_final_stage_has_no_pip() -> None:
     build, final = _stages()
     slim = build.index("RUN sh infra/slim-venv.sh /opt/engram")
-    assert slim == len(build) - 1  # after the last install: nothing is added to the venv afterwards
+    root = build.index("RUN /opt/engram/bin/python infra/runtime-root.py /opt/engram /runtime")
+    assert root == len(build) - 1 and slim == root - 2  # after the last install; then the root is assembled
     assert all("pip" not in line for line in final)
     script = (INFRA / "slim-venv.sh").read_text(encoding="utf-8")
     steps = [line for line in script.splitlines() if line.startswith(('"$PY" -m pip uninstall', "find ", "embed "))]
