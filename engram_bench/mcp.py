@@ -60,7 +60,7 @@ def fill_tenant(root: Path, embedder: Embedder, count: int, seed: int) -> float:
     vectors = {}
     for start in progress(range(0, len(unique), 512), f"embed {len(unique):,} texts", unit="batch"):
         chunk = unique[start:start + 512]
-        vectors.update(zip(chunk, embedder.embed(chunk)))
+        vectors.update(zip(chunk, embedder.embed(chunk), strict=True))
     store = SqliteStore(root / TENANT / "engram.sqlite")
     try:
         with store.transaction():
@@ -164,7 +164,8 @@ def _run(root: Path, embedder: str, memories: int, seed: int, queries: list[str]
 @click.command(name="mcp")
 @click.option("--memories", default=10_000, show_default=True, type=click.IntRange(min=1), help="Store size.")
 @click.option("--trials", default=5, show_default=True, type=click.IntRange(min=1), help="Fresh server starts.")
-@click.option("--warm-calls", default=20, show_default=True, type=click.IntRange(min=1), help="Recalls after the cold one.")
+@click.option("--warm-calls", default=20, show_default=True, type=click.IntRange(min=1),
+              help="Recalls after the cold one.")
 @click.option("--budget", default=1024, show_default=True, type=click.IntRange(min=1), help="Token budget per recall.")
 @click.option("--seed", default=7, show_default=True, type=int)
 @click.option("--store-dir", type=click.Path(file_okay=False, path_type=Path),

@@ -124,7 +124,7 @@ def _metric_table(title: str, agg, systems: list[str], budgets: tuple[int, ...],
 def _category_table(agg, systems: list[str], budget: int, categories: list[str]) -> Table:  # noqa: ANN001
     rows = [(s, *[getattr(agg[s][budget].get(c), "recall", None) for c in categories]) for s in systems]
     counts = [agg[systems[0]][budget][c].questions for c in categories]
-    columns = ("system", *[f"{c} (n={n})" for c, n in zip(categories, counts)])
+    columns = ("system", *[f"{c} (n={n})" for c, n in zip(categories, counts, strict=False)])
     return Table(f"Evidence recall by category at {budget} tokens", columns, tuple(rows))
 
 

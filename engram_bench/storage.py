@@ -104,7 +104,8 @@ def _insert_one(store, n: int, text: str) -> None:  # noqa: ANN001 - SqliteStore
     when = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc) + timedelta(minutes=n)
     message = Message(f"msg_{n:08d}", "user", f"s{n // 40}", text, when, when, speaker="user")
     memory = Memory(f"mem_{n:08d}", MemoryKind.EPISODE, text, 0.5, 72.0, when, when, provenance=(message.id,),
-                    session_id=message.session_id, embedding=Embedding(_dense_vector(text), DenseBenchEmbedder.model_id))
+                    session_id=message.session_id,
+                    embedding=Embedding(_dense_vector(text), DenseBenchEmbedder.model_id))
     store.insert_message(message)
     store.insert_memory(memory)
     store.insert_events([

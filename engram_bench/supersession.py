@@ -147,8 +147,8 @@ def build_report(outcomes: list[ProbeOutcome], checks: list[LedgerCheck], budget
         _ledger_table(checks),
     ]
     report.figures += _figures(grouped, budgets)
-    report.results = {"recall": {r[0]: dict(zip(map(str, budgets), r[1:])) for r in recall},
-                      "staleness": {r[0]: dict(zip(map(str, budgets), r[1:])) for r in stale},
+    report.results = {"recall": {r[0]: dict(zip(map(str, budgets), r[1:], strict=False)) for r in recall},
+                      "staleness": {r[0]: dict(zip(map(str, budgets), r[1:], strict=False)) for r in stale},
                       "ledger": [vars(c) for c in checks]}
     return report
 

@@ -117,7 +117,7 @@ def serve(host: str, port: int, tenant_store: str | None, embedder: str | None, 
         click.echo(json.dumps(origin_document(), indent=2, sort_keys=True))
         return
     if new_key_for:
-        from engram_core.tenants.tenancy import check_tenant_id
+        from engram_core.tenants.ids import check_tenant_id
 
         _print_new_key(check_tenant_id(new_key_for))
         return

@@ -18,7 +18,9 @@ from engram_core.core.errors import EngramError
 from engram_core.core.model import EventKind, MemoryKind
 from engram_core.core.render import render_block, render_line
 from engram_core.tenants.tenancy import TenantStores
-from engram_core.usecases.views import JsonValue, belief_view, event_view, memory_view, proposal_view, recall_view, write_view
+from engram_core.usecases.views import (
+    JsonValue, belief_view, event_view, memory_view, proposal_view, recall_view, write_view,
+)
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
