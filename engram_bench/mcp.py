@@ -36,6 +36,7 @@ from engram_core.core.retention import initial_stability
 from engram_core.usecases.runtime import EMBEDDER_KEY
 
 if TYPE_CHECKING:  # the MCP SDK loads only when this suite runs
+    from mcp import Client
     from mcp.types import CallToolResult
 
 TENANT = "bench"
@@ -81,7 +82,7 @@ class Trial:
     tokens: int
 
 
-async def _timed_recall(client, query: str, budget: int) -> tuple[float, CallToolResult]:  # noqa: ANN001
+async def _timed_recall(client: Client, query: str, budget: int) -> tuple[float, CallToolResult]:
     started = time.perf_counter()
     result = await client.call_tool("engram_recall", {"query": query, "budget_tokens": budget})
     return (time.perf_counter() - started) * 1000.0, result

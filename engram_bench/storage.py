@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from importlib.util import find_spec
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
@@ -34,6 +35,11 @@ from engram_bench.oss_front import LOOPBACK_REGION, create_bucket
 from engram_bench.processes import moto_server
 from engram_core.cli.common import handle_errors
 from engram_core.core.errors import ValidationError
+
+if TYPE_CHECKING:  # the engine and the snapshot layer load when a measurement runs
+    from engram_core.snapshots.ports import SnapshotStore
+    from engram_core.snapshots.snapshotter import Snapshotter
+    from engram_core.usecases.engine import Engine
 
 TENANT = "bench"
 DIM = 512
@@ -66,7 +72,7 @@ def _dense_vector(text: str) -> np.ndarray:
     return vector / np.linalg.norm(vector)
 
 
-def bench_engine(path: Path):  # noqa: ANN201 - Engine
+def bench_engine(path: Path) -> Engine:
     from engram_core.adapters.clock import SystemClock
     from engram_core.adapters.offline.llm import OfflineLLM
     from engram_core.adapters.sqlite_store import SqliteStore
@@ -88,7 +94,7 @@ def bulk_insert(count: int, first: int = 0, seed: int = 7) -> Callable:
     """An operation that writes ``count`` memories the way ``remember`` lays them out (without the model
     work, so that only storage is measured)."""
 
-    def operation(engine) -> None:  # noqa: ANN001
+    def operation(engine: Engine) -> None:
         rng = np.random.default_rng(seed + first)
         with engine.store.transaction():
             engine.store.set_meta("embedder", f"{DenseBenchEmbedder.model_id}:{DIM}")
@@ -146,7 +152,7 @@ def local_store() -> Iterator[object]:
 
 # -- measuring ------------------------------------------------------------------------------------
 
-def _snapshotter(store, cache: Path):  # noqa: ANN001, ANN202
+def _snapshotter(store: SnapshotStore, cache: Path) -> Snapshotter:
     from engram_core.snapshots.cache import WarmCache
     from engram_core.snapshots.snapshotter import Snapshotter
 
@@ -167,13 +173,13 @@ def _median_p95(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-def _cold_load(store, workdir: Path, label: str) -> None:  # noqa: ANN001
+def _cold_load(store: SnapshotStore, workdir: Path, label: str) -> None:
     cache = workdir / f"cold-{label}-{time.perf_counter_ns()}"
     _snapshotter(store, cache).run(TENANT, read_one, write=False)
     shutil.rmtree(cache, ignore_errors=True)
 
 
-def measure_size(store, count: int, repeat: int, workdir: Path) -> dict[str, float]:  # noqa: ANN001
+def measure_size(store: SnapshotStore, count: int, repeat: int, workdir: Path) -> dict[str, float]:
     from engram_core.snapshots.layout import TenantKeys
 
     store.delete([i.key for i in store.list(f"{TENANT}/")])

@@ -110,7 +110,7 @@ def _by_system(outcomes: list[ProbeOutcome]) -> dict[str, dict[int, list[ProbeOu
     return grouped
 
 
-def _figures(grouped, budgets: tuple[int, ...]) -> list[Figure]:  # noqa: ANN001
+def _figures(grouped: dict[str, dict[int, list[ProbeOutcome]]], budgets: tuple[int, ...]) -> list[Figure]:
     xs = tuple(float(b) for b in budgets)
     recall = tuple(Series(s, xs, tuple(_rate([o.current_in for o in g[b]]) or 0.0 for b in budgets))
                    for s, g in grouped.items())

@@ -57,7 +57,7 @@ class TimerEvent(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     triggerTime: AwareDatetime  # noqa: N815 - FC's field names
-    triggerName: str = Field(max_length=256)  # noqa: N815
+    triggerName: str = Field(max_length=256)  # noqa: N815 - FC's field names
     payload: str | None = Field(None, max_length=16 * 1024)
 
 

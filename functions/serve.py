@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import errno
 import socket
+from typing import TYPE_CHECKING
 
 import click
 
 from engram_core.cli.common import handle_errors
 from engram_core.core.errors import ConfigurationError
 
+if TYPE_CHECKING:  # the service's settings load when `engram serve` runs, not for `engram --help`
+    from functions.settings import ServiceSettings
+
 DEV_TENANT = "dev"
 FUNCTIONS = ["all", "chat", "memories", "consolidate", "jobs"]
 
 
-def _dev_credentials(settings, dev_key: str | None, renew: bool) -> tuple[list, dict[str, str], dict]:  # noqa: ANN001
+def _dev_credentials(settings: ServiceSettings, dev_key: str | None,
+                     renew: bool) -> tuple[list, dict[str, str], dict]:
     """A dev API key when none is configured (never on cloud storage), kept between starts unless ``renew``,
     and an admin key for local jobs."""
     from engram_core.tenants.credentials import KeyEntry, hash_key, new_key
