@@ -1,6 +1,6 @@
 """Service settings: read once from the environment into one validated object.
 
-Every variable is listed by ``env_table()``; the README's table is checked
+Every variable is listed by ``env_table()``; docs/deploy.md's table is checked
 against it by a test, so the documentation cannot drift from the code.
 """
 

@@ -26,7 +26,23 @@ class ScoringWeights(BaseModel):
 
 
 class EngineConfig(BaseModel):
-    """Every tunable of the engine, with the defaults DESIGN.md starts from."""
+    """Every tunable of the engine. The defaults are the tuned ones (docs/benchmarks.md), not the
+    starting formulas of the design notes:
+
+    relevance = 0.90 * match + 0.09 * importance + 0.0 * recency + type prior (facts and preferences
+                +0.06, skills +0.04, episodes 0, gists -0.02)
+    match     = cosine blended with normalised BM25 evidence (lexical share 0.40), plus half of the best
+                adjacent turn's match, +0.10 when the query names the memory's speaker or subject and
+                +0.30 when it was recorded in the time the query names
+    score     = relevance * (0.70 + 0.30 * retention),  retention = exp(-hours since last use / S)
+
+    S starts at 72 h for an episode, 14 days for a fact, 21 for a preference, 30 for a skill, 7 for a
+    gist, times (0.5 + importance), and grows by (0.6 x S + 12 h) x (1 - retention) each time a memory
+    is packed into context (at most 8 per recall, each with hybrid similarity >= 0.35), up to five years.
+    Below retention 0.05 a memory is decayed: it leaves recall unless a query wakes it (hybrid
+    similarity >= 0.10) or it fills room the block would leave unused (>= 0.05). Messages with
+    importance under 0.15 are not stored; importance >= 0.9 is critical and never fades.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -37,7 +37,7 @@ def _aliases(*names: str) -> AliasChoices:
 
 
 class OssSettings(BaseSettings):
-    """Object store connection. Environment names are listed in the README."""
+    """Object store connection. Environment names are listed in docs/deploy.md."""
 
     model_config = SettingsConfigDict(frozen=True, extra="ignore", populate_by_name=True)
 

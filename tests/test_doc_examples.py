@@ -1,5 +1,5 @@
-"""The README's Python examples run as pasted: the engine in-process, the client and the OpenAI drop-in against
-``engram serve`` (the real command, its printed dev key)."""
+"""The documented Python examples (docs/python.md, docs/http-api.md) run as pasted: the engine in-process,
+the client and the OpenAI drop-in against ``engram serve`` (the real command, its printed dev key)."""
 
 from __future__ import annotations
 
@@ -18,14 +18,14 @@ import requests
 from engram_bench.processes import free_port, stop
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 KEY_LINE = re.compile(r"dev API key for tenant 'dev': (egk_\S+)")
 
 
-def python_block(heading: str) -> str:
-    """The first ```python block after a heading of the README."""
-    start = README.index(heading + "\n")
-    match = re.compile(r"```python\n(.*?)```", re.DOTALL).search(README, start)
+def python_block(doc: str, heading: str) -> str:
+    """The first ```python block after a heading of a page under docs/."""
+    text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
+    start = text.index(heading + "\n")
+    match = re.compile(r"```python\n(.*?)```", re.DOTALL).search(text, start)
     assert match is not None, f"no python block after {heading}"
     return match.group(1)
 
@@ -40,7 +40,7 @@ def run_example(code: str, cwd: Path, env: dict[str, str]) -> subprocess.Complet
     script.write_text(code, encoding="utf-8")
     done = subprocess.run([sys.executable, str(script)], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=300)
-    assert done.returncode == 0, f"the README example failed:\n{done.stderr}"
+    assert done.returncode == 0, f"the documented example failed:\n{done.stderr}"
     return done
 
 
@@ -83,19 +83,19 @@ def _wait_for_key(url: str, process: subprocess.Popen, log_path: Path) -> str:
 
 @pytest.mark.slow
 def test_the_engine_example_runs_as_pasted(tmp_path: Path) -> None:
-    done = run_example(python_block("## Python API"), tmp_path, clean_env(ENGRAM_PROVIDER="offline"))
+    done = run_example(python_block("python.md", "# The Python API"), tmp_path, clean_env(ENGRAM_PROVIDER="offline"))
     assert "Lisbon" in done.stdout
     assert (tmp_path / "memories.sqlite").exists()
 
 
 def test_the_client_example_runs_against_engram_serve(engram_serve: Served, tmp_path: Path) -> None:
     env = clean_env(ENGRAM_URL=engram_serve.url, ENGRAM_API_KEY=engram_serve.key)
-    done = run_example(python_block("### Python client"), tmp_path, env)
+    done = run_example(python_block("http-api.md", "## Python client"), tmp_path, env)
     assert "shellfish" in done.stdout and "no memory 'mem_missing'" in done.stdout
 
 
 def test_the_openai_drop_in_example_runs_against_engram_serve(engram_serve: Served, tmp_path: Path) -> None:
     env = clean_env(ENGRAM_URL=engram_serve.url, ENGRAM_API_KEY=engram_serve.key)
-    done = run_example(python_block("### Drop-in memory for OpenAI-compatible agents"), tmp_path, env)
+    done = run_example(python_block("http-api.md", "## Drop-in memory for OpenAI-compatible agents"), tmp_path, env)
     answer, memory_tokens = done.stdout.rstrip().rsplit("\n", 1)
     assert "shellfish" in answer and int(memory_tokens) > 0
