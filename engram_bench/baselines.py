@@ -2,8 +2,8 @@
 
 B0 no memory; B1 full history, most recent first, cut at the budget; B2 top-k by
 cosine; B2L top-k by BM25 (SQLite FTS5); B2H the reciprocal-rank fusion of those two
-rankings; B3 Engram with its defaults; and Engram with forgetting switched off. Every system renders its context exactly like
-Engram (``engram_core.core.render``) and counts tokens with the same counter, so the
+rankings; B3 Engram with its defaults; and Engram with forgetting switched off. Every system
+renders its context exactly like Engram (``engram_core.core.render``) and counts tokens with the same counter, so the
 token figures are comparable.
 """
 

@@ -45,7 +45,7 @@ class CachingEmbedder:
         return np.stack([self._cache[t] for t in texts])
 
     def _store(self, texts: Sequence[str], vectors: np.ndarray) -> None:
-        for text, vector in zip(texts, np.asarray(vectors, dtype=np.float32)):
+        for text, vector in zip(texts, np.asarray(vectors, dtype=np.float32), strict=True):
             self._cache[text] = vector
 
     def warm(self, texts: Iterable[str], desc: str = "embed", batch: int = 256) -> None:
@@ -108,10 +108,10 @@ class Table:
     def render(self) -> str:
         text = [self.columns] + [tuple(_cell(v) for v in row) for row in self.rows]
         widths = [max(len(r[i]) for r in text) for i in range(len(self.columns))]
-        lines = [self.title, "  ".join(c.ljust(w) for c, w in zip(self.columns, widths))]
+        lines = [self.title, "  ".join(c.ljust(w) for c, w in zip(self.columns, widths, strict=False))]
         lines.append("  ".join("-" * w for w in widths))
         for row in text[1:]:
-            first, rest = row[0].ljust(widths[0]), [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+            first, rest = row[0].ljust(widths[0]), [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=False)]
             lines.append("  ".join([first, *rest]))
         return "\n".join(lines)
 

@@ -63,7 +63,7 @@ class ConversationIn(_Strict):
     questions: list[QuestionIn] = []
 
     @model_validator(mode="after")
-    def _unique_turn_ids(self) -> "ConversationIn":
+    def _unique_turn_ids(self) -> ConversationIn:
         ids = [t.id for s in self.sessions for t in s.turns]
         if len(ids) != len(set(ids)):
             raise ValueError("turn ids must be unique within a conversation")

@@ -21,14 +21,18 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from engram_bench.common import Report, Table, emit, output_options, progress
-from engram_bench.oss_front import LOOPBACK_REGION, create_bucket
+from engram_bench.oss_front import LOOPBACK_REGION, OssFront, create_bucket
 from engram_bench.processes import moto_front
 from engram_core.cli.common import handle_errors
 from engram_core.core.errors import ValidationError
+
+if TYPE_CHECKING:  # the HTTP service loads when this suite runs
+    from functions.service import Service
 
 KEY_ID, SECRET = "engram-bench", "engram-bench-secret"
 ADMIN_KEY = "egk_bench-admin-key-0123456789"
@@ -94,7 +98,7 @@ def _fill_index(index, tenants: int, due_now: int, period: timedelta) -> None:  
         list(progress(pool.map(put, names), f"index {tenants:,} tenants", total=tenants, unit="tenant"))
 
 
-def _service(location: str, fc: FcStandIn, most: int):  # noqa: ANN202 - functions.service.Service
+def _service(location: str, fc: FcStandIn, most: int) -> Service:
     from functions.service import build_service
     from functions.settings import load_settings
 
@@ -104,7 +108,8 @@ def _service(location: str, fc: FcStandIn, most: int):  # noqa: ANN202 - functio
     return build_service(settings)
 
 
-def _measure(service, front, fc: FcStandIn, trigger: datetime) -> tuple[float, dict, int, int]:  # noqa: ANN001
+def _measure(service: Service, front: OssFront, fc: FcStandIn,
+             trigger: datetime) -> tuple[float, dict, int, int]:
     from functions.fanout import fan_out
 
     headers = {"x-fc-access-key-id": "STS.bench", "x-fc-access-key-secret": "bench", "x-fc-security-token": "t"}
@@ -123,7 +128,7 @@ def _row(tenants: int, hour: str, due: int, measured: tuple[float, dict, int, in
             counts.get("PUT", 0), counts.get("DELETE", 0), counts.get("GET", 0) + counts.get("HEAD", 0), calls)
 
 
-def measure_count(front, tenants: int, due_share: float) -> list[tuple]:  # noqa: ANN001 - OssFront
+def measure_count(front: OssFront, tenants: int, due_share: float) -> list[tuple]:
     from engram_core.tenants.due_index import DueIndex
 
     bucket = f"engram-fanout-{tenants}"

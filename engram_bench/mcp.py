@@ -36,6 +36,7 @@ from engram_core.core.retention import initial_stability
 from engram_core.usecases.runtime import EMBEDDER_KEY
 
 if TYPE_CHECKING:  # the MCP SDK loads only when this suite runs
+    from mcp import Client
     from mcp.types import CallToolResult
 
 TENANT = "bench"
@@ -60,7 +61,7 @@ def fill_tenant(root: Path, embedder: Embedder, count: int, seed: int) -> float:
     vectors = {}
     for start in progress(range(0, len(unique), 512), f"embed {len(unique):,} texts", unit="batch"):
         chunk = unique[start:start + 512]
-        vectors.update(zip(chunk, embedder.embed(chunk)))
+        vectors.update(zip(chunk, embedder.embed(chunk), strict=True))
     store = SqliteStore(root / TENANT / "engram.sqlite")
     try:
         with store.transaction():
@@ -81,7 +82,7 @@ class Trial:
     tokens: int
 
 
-async def _timed_recall(client, query: str, budget: int) -> tuple[float, CallToolResult]:  # noqa: ANN001
+async def _timed_recall(client: Client, query: str, budget: int) -> tuple[float, CallToolResult]:
     started = time.perf_counter()
     result = await client.call_tool("engram_recall", {"query": query, "budget_tokens": budget})
     return (time.perf_counter() - started) * 1000.0, result
@@ -164,7 +165,8 @@ def _run(root: Path, embedder: str, memories: int, seed: int, queries: list[str]
 @click.command(name="mcp")
 @click.option("--memories", default=10_000, show_default=True, type=click.IntRange(min=1), help="Store size.")
 @click.option("--trials", default=5, show_default=True, type=click.IntRange(min=1), help="Fresh server starts.")
-@click.option("--warm-calls", default=20, show_default=True, type=click.IntRange(min=1), help="Recalls after the cold one.")
+@click.option("--warm-calls", default=20, show_default=True, type=click.IntRange(min=1),
+              help="Recalls after the cold one.")
 @click.option("--budget", default=1024, show_default=True, type=click.IntRange(min=1), help="Token budget per recall.")
 @click.option("--seed", default=7, show_default=True, type=int)
 @click.option("--store-dir", type=click.Path(file_okay=False, path_type=Path),

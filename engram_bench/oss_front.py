@@ -49,7 +49,7 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     @property
-    def front(self) -> "OssFront":
+    def front(self) -> OssFront:
         return self.server.front  # type: ignore[attr-defined]
 
     def _body(self) -> bytes:
@@ -116,7 +116,7 @@ class OssFront:
         self.refused = 0
         self.scopes: set[Scope] = set()
 
-    def start(self) -> "OssFront":
+    def start(self) -> OssFront:
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.front = self  # type: ignore[attr-defined]
         self.endpoint = f"http://127.0.0.1:{self._httpd.server_address[1]}"

@@ -91,6 +91,10 @@ class Cell:
     questions: int
 
 
+# Per system, budget and category ("all" too): the questions and their evidence recall.
+Aggregate = dict[str, dict[int, dict[str, Cell]]]
+
+
 def _cell(outcomes: list[Outcome]) -> Cell | None:
     if not outcomes:
         return None
@@ -99,7 +103,7 @@ def _cell(outcomes: list[Outcome]) -> Cell | None:
                 sum(o.tokens for o in outcomes) / n, n)
 
 
-def aggregate(outcomes: list[Outcome], apart: tuple[str, ...]) -> dict[str, dict[int, dict[str, Cell]]]:
+def aggregate(outcomes: list[Outcome], apart: tuple[str, ...]) -> Aggregate:
     """system -> budget -> category (and ``overall`` for the headline categories) -> figures."""
     groups: dict[tuple[str, int, str], list[Outcome]] = defaultdict(list)
     for o in outcomes:
@@ -112,7 +116,7 @@ def aggregate(outcomes: list[Outcome], apart: tuple[str, ...]) -> dict[str, dict
     return result
 
 
-def _metric_table(title: str, agg, systems: list[str], budgets: tuple[int, ...], category: str,  # noqa: ANN001
+def _metric_table(title: str, agg: Aggregate, systems: list[str], budgets: tuple[int, ...], category: str,
                   metric: str) -> Table:
     rows = []
     for system in systems:
@@ -121,14 +125,14 @@ def _metric_table(title: str, agg, systems: list[str], budgets: tuple[int, ...],
     return Table(title, ("system", *[f"{b} tok" for b in budgets]), tuple(rows))
 
 
-def _category_table(agg, systems: list[str], budget: int, categories: list[str]) -> Table:  # noqa: ANN001
+def _category_table(agg: Aggregate, systems: list[str], budget: int, categories: list[str]) -> Table:
     rows = [(s, *[getattr(agg[s][budget].get(c), "recall", None) for c in categories]) for s in systems]
     counts = [agg[systems[0]][budget][c].questions for c in categories]
-    columns = ("system", *[f"{c} (n={n})" for c, n in zip(categories, counts)])
+    columns = ("system", *[f"{c} (n={n})" for c, n in zip(categories, counts, strict=False)])
     return Table(f"Evidence recall by category at {budget} tokens", columns, tuple(rows))
 
 
-def _margin_table(agg, systems: list[str], budgets: tuple[int, ...]) -> Table | None:  # noqa: ANN001
+def _margin_table(agg: Aggregate, systems: list[str], budgets: tuple[int, ...]) -> Table | None:
     """Each Engram row against the best plain retriever (B2, B2L, B2H) at the same budget."""
     plain = [s for s in systems if s in PLAIN_RETRIEVERS]
     engrams = [s for s in systems if s.startswith("B3")]
@@ -171,7 +175,7 @@ def build_report(outcomes: list[Outcome], dataset: data.Dataset, budgets: tuple[
     return report
 
 
-def _series(agg, systems: list[str], budgets: tuple[int, ...], metric: str) -> tuple[Series, ...]:  # noqa: ANN001
+def _series(agg: Aggregate, systems: list[str], budgets: tuple[int, ...], metric: str) -> tuple[Series, ...]:
     return tuple(Series(s, tuple(float(b) for b in budgets),
                         tuple(getattr(agg[s][b].get(OVERALL), metric, 0.0) for b in budgets)) for s in systems)
 

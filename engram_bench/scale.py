@@ -77,7 +77,7 @@ def fill_store(store: SqliteStore, embedder: HashingEmbedder, count: int, seed: 
         store.set_meta(EMBEDDER_KEY, f"{embedder.model_id}:{embedder.dim}")
         for start in progress(range(0, count, 2000), f"fill {count:,}", unit="batch"):
             chunk = texts[start:start + 2000]
-            for offset, (text, vector) in enumerate(zip(chunk, embedder.embed(chunk))):
+            for offset, (text, vector) in enumerate(zip(chunk, embedder.embed(chunk), strict=True)):
                 store.insert_memory(_memory(start + offset, text, vector, rng, config, embedder.model_id))
 
 

@@ -15,7 +15,6 @@ occurs in the rendered memory block (case-insensitive).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -33,7 +32,6 @@ from engram_bench.common import (
     require_plotting,
 )
 from engram_core.cli.common import handle_errors
-from engram_core.core.errors import ValidationError
 
 MESSAGE_SPACING = timedelta(minutes=1)
 PROBE_DELAY = timedelta(hours=1)

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from importlib.util import find_spec
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
@@ -36,6 +37,11 @@ from engram_bench.oss_front import LOOPBACK_REGION, create_bucket
 from engram_bench.processes import moto_server
 from engram_core.cli.common import handle_errors
 from engram_core.core.errors import ValidationError
+
+if TYPE_CHECKING:  # the engine and the snapshot layer load when a measurement runs
+    from engram_core.snapshots.ports import SnapshotStore
+    from engram_core.snapshots.snapshotter import Snapshotter
+    from engram_core.usecases.engine import Engine
 
 TENANT = "bench"
 DIM = 512
@@ -68,7 +74,7 @@ def _dense_vector(text: str) -> np.ndarray:
     return vector / np.linalg.norm(vector)
 
 
-def bench_engine(path: Path):  # noqa: ANN201 - Engine
+def bench_engine(path: Path) -> Engine:
     from engram_core.adapters.clock import SystemClock
     from engram_core.adapters.offline.llm import OfflineLLM
     from engram_core.adapters.sqlite_store import SqliteStore
@@ -90,7 +96,7 @@ def bulk_insert(count: int, first: int = 0, seed: int = 7) -> Callable:
     """An operation that writes ``count`` memories the way ``remember`` lays them out (without the model
     work, so that only storage is measured)."""
 
-    def operation(engine) -> None:  # noqa: ANN001
+    def operation(engine: Engine) -> None:
         rng = np.random.default_rng(seed + first)
         with engine.store.transaction():
             engine.store.set_meta("embedder", f"{DenseBenchEmbedder.model_id}:{DIM}")
@@ -106,7 +112,8 @@ def _insert_one(store, n: int, text: str) -> None:  # noqa: ANN001 - SqliteStore
     when = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc) + timedelta(minutes=n)
     message = Message(f"msg_{n:08d}", "user", f"s{n // 40}", text, when, when, speaker="user")
     memory = Memory(f"mem_{n:08d}", MemoryKind.EPISODE, text, 0.5, 72.0, when, when, provenance=(message.id,),
-                    session_id=message.session_id, embedding=Embedding(_dense_vector(text), DenseBenchEmbedder.model_id))
+                    session_id=message.session_id,
+                    embedding=Embedding(_dense_vector(text), DenseBenchEmbedder.model_id))
     store.insert_message(message)
     store.insert_memory(memory)
     store.insert_events([
@@ -147,7 +154,7 @@ def local_store() -> Iterator[object]:
 
 # -- measuring ------------------------------------------------------------------------------------
 
-def _snapshotter(store, cache: Path):  # noqa: ANN001, ANN202
+def _snapshotter(store: SnapshotStore, cache: Path) -> Snapshotter:
     from engram_core.snapshots.cache import WarmCache
     from engram_core.snapshots.snapshotter import Snapshotter
 
@@ -178,13 +185,13 @@ def _median_p95(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-def _cold_load(store, workdir: Path, label: str) -> None:  # noqa: ANN001
+def _cold_load(store: SnapshotStore, workdir: Path, label: str) -> None:
     cache = workdir / f"cold-{label}-{time.perf_counter_ns()}"
     _snapshotter(store, cache).run(TENANT, read_one, write=False)
     shutil.rmtree(cache, ignore_errors=True)
 
 
-def measure_size(store, count: int, repeat: int, workdir: Path) -> dict[str, float]:  # noqa: ANN001
+def measure_size(store: SnapshotStore, count: int, repeat: int, workdir: Path) -> dict[str, float]:
     from engram_core.snapshots.layout import TenantKeys
 
     store.delete([i.key for i in store.list(f"{TENANT}/")])

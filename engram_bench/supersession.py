@@ -110,7 +110,7 @@ def _by_system(outcomes: list[ProbeOutcome]) -> dict[str, dict[int, list[ProbeOu
     return grouped
 
 
-def _figures(grouped, budgets: tuple[int, ...]) -> list[Figure]:  # noqa: ANN001
+def _figures(grouped: dict[str, dict[int, list[ProbeOutcome]]], budgets: tuple[int, ...]) -> list[Figure]:
     xs = tuple(float(b) for b in budgets)
     recall = tuple(Series(s, xs, tuple(_rate([o.current_in for o in g[b]]) or 0.0 for b in budgets))
                    for s, g in grouped.items())
@@ -147,8 +147,8 @@ def build_report(outcomes: list[ProbeOutcome], checks: list[LedgerCheck], budget
         _ledger_table(checks),
     ]
     report.figures += _figures(grouped, budgets)
-    report.results = {"recall": {r[0]: dict(zip(map(str, budgets), r[1:])) for r in recall},
-                      "staleness": {r[0]: dict(zip(map(str, budgets), r[1:])) for r in stale},
+    report.results = {"recall": {r[0]: dict(zip(map(str, budgets), r[1:], strict=False)) for r in recall},
+                      "staleness": {r[0]: dict(zip(map(str, budgets), r[1:], strict=False)) for r in stale},
                       "ledger": [vars(c) for c in checks]}
     return report
 

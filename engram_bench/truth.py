@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -29,7 +28,7 @@ from engram_bench.common import (
 )
 from engram_bench.scenario import PROBE_DELAY, timed_sessions
 from engram_bench.truth_cases import (
-    CaseIn, LedgerOutcome, PackedItem, found, judge_ledger, load_cases, stale,
+    CaseIn, CaseRun, PackedItem, ProbeOutcome, found, judge_ledger, load_cases, stale,
 )
 from engram_bench.truth_report import build_report, failure_lines
 from engram_core.cli.common import handle_errors
@@ -41,23 +40,6 @@ from engram_core.core.ports import LLM, Embedder, TokenCounter
 
 DEFAULT_BUDGETS = "64,256"
 SPLITS = ("dev", "heldout")
-
-
-@dataclass(frozen=True)
-class ProbeOutcome:
-    case_id: str
-    system: str
-    budget: int
-    found: bool
-    stale: bool | None  # None when the case changes nothing
-    tokens: int
-
-
-@dataclass(frozen=True)
-class CaseRun:
-    case: CaseIn
-    ledger: LedgerOutcome
-    probes: tuple[ProbeOutcome, ...]
 
 
 class EngramUnderTest:

@@ -12,7 +12,6 @@ accounts for is a false belief.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,8 +29,10 @@ USER = "user"
 NEGATED_PREFIX = "not:"
 # Predicates that state the absence of a value or a wish rather than the value itself; a hosted
 # model names its predicates freely, so polarity is read from the name's words.
-_NEGATIVE_WORDS = re.compile(r"(?:^|_)(?:dislikes?|avoids?|hates?|quit|stopped|no_longer|former|not|never|gave_up)(?:_|$)")
-_WISH_WORDS = re.compile(r"(?:^|_)(?:goals?|wish(?:es)?|wants?|plans?|dreams?|aspirations?|hopes?|would_like|intends?)(?:_|$)")
+_NEGATIVE_WORDS = re.compile(
+    r"(?:^|_)(?:dislikes?|avoids?|hates?|quit|stopped|no_longer|former|not|never|gave_up)(?:_|$)")
+_WISH_WORDS = re.compile(
+    r"(?:^|_)(?:goals?|wish(?:es)?|wants?|plans?|dreams?|aspirations?|hopes?|would_like|intends?)(?:_|$)")
 Polarity = Literal["positive", "negative", "any", "wish"]
 
 
@@ -213,3 +214,20 @@ def stale(case: CaseIn, items: Sequence[PackedItem]) -> bool | None:
     if not case.is_update:
         return None
     return any(item_is_stale(case, i) for i in items)
+
+
+@dataclass(frozen=True)
+class ProbeOutcome:
+    case_id: str
+    system: str
+    budget: int
+    found: bool
+    stale: bool | None  # None when the case changes nothing
+    tokens: int
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    case: CaseIn
+    ledger: LedgerOutcome
+    probes: tuple[ProbeOutcome, ...]

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import TYPE_CHECKING
 
 from engram_bench.baselines import ENGRAM
 from engram_bench.common import Cell, Figure, Report, Series, Table
-
-if TYPE_CHECKING:
-    from engram_bench.truth import CaseRun
+from engram_bench.truth_cases import CaseRun
 
 SPLITS = ("dev", "heldout")
 

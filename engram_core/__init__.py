@@ -48,15 +48,9 @@ def __getattr__(name: str) -> object:
 
 def default_embedder(name: str = "minilm") -> Embedder:
     """``minilm`` (local all-MiniLM-L6-v2, the default) or ``hashing`` (fast, for tests)."""
-    if name == "minilm":
-        from engram_core.adapters.minilm import MiniLMEmbedder
+    from engram_core.providers import local_embedder
 
-        return MiniLMEmbedder()
-    if name == "hashing":
-        from engram_core.adapters.hashing import HashingEmbedder
-
-        return HashingEmbedder()
-    raise ValidationError(f"unknown embedder {name!r}; use minilm or hashing", field="embedder")
+    return local_embedder(name)
 
 
 def open_engine(path: str | Path | None = None, *, embedder: Embedder | str | None = None, llm: LLM | None = None,

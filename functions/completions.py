@@ -24,8 +24,9 @@ from fastapi import APIRouter, Header, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from engram_core.core import conversation
+from engram_core.core.conversation import ConversationModel, PreparedTurn
 from engram_core.usecases import completions
-from engram_core.usecases.completions import ConversationModel, PreparedTurn
 from engram_core.core.errors import EngramError, NotFoundError, ValidationError
 from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, TenantDep, shape
 from functions.openapi import LIMITED_WRITE_ERRORS, READ_ERRORS
@@ -124,7 +125,7 @@ def turn_options(body: CompletionRequest, session: str | None, budget: int | Non
     metadata = body.metadata or {}
     chosen_session = (_checked_session(session, SESSION_HEADER)
                       or _checked_session(metadata.get(SESSION_KEY), f"metadata.{SESSION_KEY}")
-                      or completions.DEFAULT_SESSION)
+                      or conversation.DEFAULT_SESSION)
     chosen_budget = budget or _metadata_budget(metadata) or DEFAULT_BUDGET
     return chosen_session, chosen_budget
 
@@ -149,7 +150,7 @@ def with_memory_usage(answer: dict, turn: PreparedTurn) -> dict:
 
 
 def _memory_payload(payload: dict, turn: PreparedTurn) -> dict:
-    return {**payload, "messages": completions.with_memory(payload["messages"], turn.block)}
+    return {**payload, "messages": conversation.with_memory(payload["messages"], turn.block)}
 
 
 @router.post("/v1/chat/completions", response_model=CompletionOut, responses=COMPLETION_RESPONSES)
@@ -166,7 +167,7 @@ def chat_completions(body: CompletionRequest, response: Response, tenant: Limite
         prepared = completions.prepare_turn(engine, payload["messages"], session_id, budget_tokens)
         model = engine.conversation_model(body.model)
         answer = _complete(engine, model, prepared, _memory_payload(payload, prepared))
-        completions.finish_turn(engine, prepared, completions.answer_of_response(answer), model.drain_calls())
+        completions.finish_turn(engine, prepared, conversation.answer_of_response(answer), model.drain_calls())
         return 200, with_memory_usage(answer, prepared)
 
     return shape(service.write(tenant, turn, replay), response)
@@ -215,7 +216,7 @@ def _relay(service: Service, tenant: str, model: ConversationModel, turn: Prepar
     answer: list[str] = []
     try:
         for index, chunk in enumerate(chunks):
-            answer.append(completions.answer_of_chunk(chunk))
+            answer.append(conversation.answer_of_chunk(chunk))
             if chunk.get("usage"):
                 chunk = {**chunk, "usage": {**chunk["usage"], "memory_tokens": turn.memory_tokens}}
             yield _event({**chunk, "engram": turn.usage_extra()} if index == 0 else chunk)

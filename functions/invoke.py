@@ -33,12 +33,13 @@ from pydantic import ValidationError as PydanticError
 
 from engram_core.tenants.due_index import DueEntry, due_hour
 from engram_core.core.errors import EngramError, NotFoundError, ValidationError
-from engram_core.tenants.tenancy import check_tenant_id
+from engram_core.tenants.ids import check_tenant_id
 from engram_core.core.timeutil import check_in_range
 from functions import schedule
 from functions.deps import ServiceDep, admin_key_scheme
 from functions.errors import AuthError, error_response, status_of
-from functions.fanout import SleepJob, fan_out, signature_valid
+from functions.fanout import fan_out
+from functions.sleepjobs import SleepJob, signature_valid
 from functions.openapi import errors
 from engram_core.core.schemas import FanoutOut, SleepJobOut
 from functions.service import Service
@@ -56,7 +57,7 @@ class TimerEvent(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     triggerTime: AwareDatetime  # noqa: N815 - FC's field names
-    triggerName: str = Field(max_length=256)  # noqa: N815
+    triggerName: str = Field(max_length=256)  # noqa: N815 - FC's field names
     payload: str | None = Field(None, max_length=16 * 1024)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 from engram_core.core.errors import ConfigurationError
-from functions.fanout import DispatchError, Handed, SleepJob
+from functions.sleepjobs import DispatchError, Handed, SleepJob
 from functions.settings import ServiceSettings
 
 log = logging.getLogger("engram.fanout")

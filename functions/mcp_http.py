@@ -99,7 +99,7 @@ class McpMount:
                     self._app = app
         return self._app
 
-    async def _run_manager(self, manager, *, task_status=anyio.TASK_STATUS_IGNORED) -> None:  # noqa: ANN001
+    async def _run_manager(self, manager, *, task_status=anyio.TASK_STATUS_IGNORED) -> None:  # noqa: ANN001 - the SDK's session manager
         async with manager.run():
             task_status.started()
             await self._stop.wait()

@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import errno
 import socket
+from typing import TYPE_CHECKING
 
 import click
 
 from engram_core.cli.common import handle_errors
 from engram_core.core.errors import ConfigurationError
 
+if TYPE_CHECKING:  # the service's settings load when `engram serve` runs, not for `engram --help`
+    from functions.settings import ServiceSettings
+
 DEV_TENANT = "dev"
 FUNCTIONS = ["all", "chat", "memories", "consolidate", "jobs"]
 
 
-def _dev_credentials(settings, dev_key: str | None, renew: bool) -> tuple[list, dict[str, str], dict]:  # noqa: ANN001
+def _dev_credentials(settings: ServiceSettings, dev_key: str | None,
+                     renew: bool) -> tuple[list, dict[str, str], dict]:
     """A dev API key when none is configured (never on cloud storage), kept between starts unless ``renew``,
     and an admin key for local jobs."""
     from engram_core.tenants.credentials import KeyEntry, hash_key, new_key
@@ -117,7 +122,7 @@ def serve(host: str, port: int, tenant_store: str | None, embedder: str | None, 
         click.echo(json.dumps(origin_document(), indent=2, sort_keys=True))
         return
     if new_key_for:
-        from engram_core.tenants.tenancy import check_tenant_id
+        from engram_core.tenants.ids import check_tenant_id
 
         _print_new_key(check_tenant_id(new_key_for))
         return

@@ -19,7 +19,7 @@ from functions.settings import FanoutMode, Platform, ServiceSettings
 if TYPE_CHECKING:
     from engram_core.usecases.engine import Engine
     from engram_core.tenants.tenancy import TenantStores
-    from functions.fanout import Invoker
+    from functions.sleepjobs import Invoker
 
 T = TypeVar("T")
 

@@ -35,7 +35,7 @@ class _Loopback:
 
     handler: type[BaseHTTPRequestHandler]
 
-    def start(self) -> "_Loopback":
+    def start(self) -> _Loopback:
         self.httpd = _Server(("127.0.0.1", 0), self.handler)
         self.httpd.owner = self  # type: ignore[attr-defined]
         self.endpoint = f"http://127.0.0.1:{self.httpd.server_address[1]}"
@@ -62,7 +62,7 @@ class _OssHandler(BaseHTTPRequestHandler):
         pass
 
     @property
-    def owner(self) -> "OssLikeServer":
+    def owner(self) -> OssLikeServer:
         return self.server.owner  # type: ignore[attr-defined]
 
     def _target(self) -> tuple[str, str, dict[str, list[str]]]:
@@ -184,7 +184,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         pass
 
     @property
-    def owner(self) -> "FaultProxy":
+    def owner(self) -> FaultProxy:
         return self.server.owner  # type: ignore[attr-defined]
 
     def _body(self) -> bytes:
@@ -214,7 +214,8 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         conn.request(self.command, self.path, body=body if body or self.command == "PUT" else None, headers=headers)
         resp = conn.getresponse()
         data = resp.read()
-        self._send(resp.status, data, {k: v for k, v in resp.getheaders() if k.lower() not in _HOP | {"content-length"}})
+        headers = {k: v for k, v in resp.getheaders() if k.lower() not in _HOP | {"content-length"}}
+        self._send(resp.status, data, headers)
         conn.close()
 
     def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:

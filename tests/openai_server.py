@@ -142,7 +142,7 @@ class OpenAIServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
-    def __enter__(self) -> "OpenAIServer":
+    def __enter__(self) -> OpenAIServer:
         self._thread.start()
         return self
 

@@ -7,6 +7,7 @@ mean what they say on inputs small enough to reason about.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -29,7 +30,8 @@ from engram_core.core.model import EventKind, MemoryKind
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
-SYSTEMS = ["B0 no memory", "B1 full history", "B2 top-k cosine", "B2L top-k BM25", "B2H top-k hybrid (RRF)", ENGRAM, ENGRAM_NO_FORGETTING]
+SYSTEMS = ["B0 no memory", "B1 full history", "B2 top-k cosine", "B2L top-k BM25", "B2H top-k hybrid (RRF)", ENGRAM,
+           ENGRAM_NO_FORGETTING]
 AT = datetime(2025, 3, 1, 10, tzinfo=timezone.utc)
 
 
@@ -223,7 +225,7 @@ def test_growth_smoke(tmp_path: Path) -> None:
     days = json.loads(report.read_text())["results"]["days"]
     full = [d for d in days if d["system"] == "B1 full history"]
     assert [d["day"] for d in full] == [1, 2, 3, 4]
-    assert all(later["total"] > earlier["total"] for earlier, later in zip(full, full[1:]))
+    assert all(later["total"] > earlier["total"] for earlier, later in itertools.pairwise(full))
     engram = [d for d in days if d["system"] == ENGRAM]
     assert all(d["active"] <= d["total"] for d in engram) and engram[-1]["snapshot_bytes"] > 0
 

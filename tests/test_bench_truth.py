@@ -51,7 +51,8 @@ def _case(**extra) -> CaseIn:
 
 def test_the_ledger_judge_counts_false_beliefs_retired_truths_and_caught_updates():
     case = _case()
-    caught = judge_ledger(case, [_belief("user", "lives_in", "Lisbon", current=False), _belief("user", "lives_in", "Madrid")])
+    caught = judge_ledger(case, [_belief("user", "lives_in", "Lisbon", current=False),
+                                 _belief("user", "lives_in", "Madrid")])
     assert caught.false_beliefs == () and caught.false_supersessions == () and caught.update_caught is True
     missed = judge_ledger(case, [_belief("user", "lives_in", "Lisbon"), _belief("user", "name", "Tired")])
     assert missed.false_beliefs == ("user name: Tired",) and missed.update_caught is False

@@ -38,7 +38,8 @@ def test_write_read_cycle_with_json(store: Path) -> None:
                "--importance", "0.8").returncode == 0
     recall = json.loads(run(store, "recall", "where do I live?", "--budget", "200", "--json").stdout)
     assert recall["tokens_used"] <= 200 and any("Lisbon" in i["text"] for i in recall["items"])
-    assert {"similarity", "lexical", "importance", "recency", "retention", "type_prior"} <= recall["items"][0]["score"].keys()
+    components = {"similarity", "lexical", "importance", "recency", "retention", "type_prior"}
+    assert components <= recall["items"][0]["score"].keys()
     beliefs = json.loads(run(store, "beliefs", "--json").stdout)
     assert any(b["object"] == "Lisbon" for b in beliefs)
     stats = json.loads(run(store, "stats", "--json").stdout)

@@ -12,7 +12,7 @@ from conftest import START, make_engine
 from engram_core.core.config import EngineConfig
 from engram_core.usecases.dependents import dependent_on
 from engram_core.core.model import Belief, Cardinality, EventKind, Memory, MemoryKind, MemoryStatus
-from engram_core.usecases.restatements import demoted, restated, states_a_change
+from engram_core.core.restatements import demoted, restated, states_a_change
 
 
 def _say(engine, clock, *messages: str) -> list:  # noqa: ANN001

@@ -82,7 +82,8 @@ def test_faded_memories_leave_ordinary_recall_and_critical_ones_stay(clock) -> N
     assert "The user is allergic to shellfish." in texts
     assert not any("sandwich" in t for t in texts)
     decayed = engine.sweep()
-    assert {engine.get_memory(e.memory_id).text for e in decayed} >= {"I had a sandwich with pickled herring at the harbour"}
+    decayed_texts = {engine.get_memory(e.memory_id).text for e in decayed}
+    assert decayed_texts >= {"I had a sandwich with pickled herring at the harbour"}
     critical = [m for m in engine.memories() if m.critical]
     assert critical and all(m.status is MemoryStatus.ACTIVE for m in critical)
 

@@ -86,7 +86,8 @@ def test_same_fact_again_is_discarded(clock) -> None:  # noqa: ANN001
 
 def test_multi_valued_facts_coexist(clock) -> None:  # noqa: ANN001
     likes = lambda o: fact("user", "likes", o, f"The user likes {o}.", cardinality="many", kind="preference")  # noqa: E731
-    llm = ScriptedLLM(assess={"I love jazz": assessment(0.6, likes("jazz")), "I love hiking": assessment(0.6, likes("hiking"))})
+    llm = ScriptedLLM(assess={"I love jazz": assessment(0.6, likes("jazz")),
+                              "I love hiking": assessment(0.6, likes("hiking"))})
     engine = make_engine(clock, llm)
     engine.observe("I love jazz")
     result = engine.observe("I love hiking")

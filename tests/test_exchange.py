@@ -59,7 +59,8 @@ def test_export_starts_with_a_versioned_header(clock) -> None:  # noqa: ANN001
     (lambda lines: lines + ["not json"], "not JSON"),
     (lambda lines: lines + ['{"type": "spaceship", "id": "x"}'], "unknown record type"),
     (lambda lines: lines[:1] + [lines[1].replace('"text"', '"txet"')] + lines[2:], "line 2"),
-    (lambda lines: lines[:1] + [lines[1].replace('"occurred_at": "', '"occurred_at": "yesterday')] + lines[2:], "line 2"),
+    (lambda lines: lines[:1] + [lines[1].replace('"occurred_at": "', '"occurred_at": "yesterday')] + lines[2:],
+     "line 2"),
     (lambda lines: [lines[0].replace('"version": 1', '"version": 99')] + lines[1:], "newer"),
 ])
 def test_malformed_import_changes_nothing(clock, corrupt, message: str) -> None:  # noqa: ANN001

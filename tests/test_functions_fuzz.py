@@ -127,9 +127,9 @@ def test_hostile_unicode_in_every_field_gets_no_5xx(fuzzed_server, operations) -
         paths = {p["name"]: hostile_text.filter(bool)  # an empty id is another route (/memories/ -> /memories)
                  for p in operation.definition.raw.get("parameters", []) if p["in"] == "path"}
         strategy = st.builds(
-            lambda body, query, path: operation.Case(body=body if has_body else NOT_SET, query=query,
-                                                     path_parameters=path or None,
-                                                     media_type="application/json" if has_body else None),
+            lambda body, query, path, operation=operation, has_body=has_body: operation.Case(
+                body=body if has_body else NOT_SET, query=query, path_parameters=path or None,
+                media_type="application/json" if has_body else None),
             _hostile_body(operation), _hostile_query(operation), st.fixed_dictionaries(paths))
         _fuzz(operation, server, strategy, HOSTILE_EXAMPLES)
 

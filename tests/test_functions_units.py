@@ -15,7 +15,7 @@ from engram_core.tenants.credentials import (
     KeyEntry, KeyRing, bearer_token, hash_key, new_key, parse_admin_keys, parse_key_entries,
 )
 from functions.errors import AuthError, RateLimitedError, status_of
-from functions.fanout import SleepJob, job_signature, signature_valid, signed_job
+from functions.sleepjobs import SleepJob, job_signature, signature_valid, signed_job
 from functions.invokers import async_task_id
 from functions.ratelimit import Bucket, RateLimiter, refill, retry_after_seconds
 from functions.settings import load_settings

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engram_core.adapters.offline import heuristics, judge as heuristics_judge
+from engram_core.adapters.offline import heuristics, judge
 from engram_core.adapters.offline.llm import OfflineLLM
-from engram_core.adapters.offline.heuristics import adjudicate, extract_facts
+from engram_core.adapters.offline.adjudicate import adjudicate
+from engram_core.adapters.offline.heuristics import extract_facts
 from engram_core.adapters.offline.judge import offline_reply, propose_dream, score_importance, summarise
 from engram_core.core.model import Belief, Cardinality, FactDraft, MemoryKind
 from engram_core.core.ports import LLM
@@ -428,7 +429,7 @@ def test_heuristics_are_total_and_deterministic(text):
 
 
 def test_importance_features_are_named():
-    features = heuristics_judge.importance_features("I'm allergic to peanuts")
+    features = judge.importance_features("I'm allergic to peanuts")
     assert features.critical and features.personal and features.fact_importance >= 0.95
 
 
@@ -491,7 +492,7 @@ def test_summarise_is_deterministic_short_and_extractive():
     gist = summarise(FADED)
     assert gist == summarise(list(FADED))
     assert gist.startswith("Gist: ")
-    assert len(gist.removeprefix("Gist: ").split()) <= heuristics_judge.GIST_WORDS
+    assert len(gist.removeprefix("Gist: ").split()) <= judge.GIST_WORDS
     assert "sister Ana" in gist and "haha" not in gist
     words = set(gist.lower().replace(";", " ").replace(".", " ").split())
     source = set(" ".join(FADED).lower().replace(".", " ").split())
@@ -501,7 +502,7 @@ def test_summarise_is_deterministic_short_and_extractive():
 def test_summarise_edge_cases():
     assert summarise([]) == "Gist: nothing notable."
     long = " ".join(f"word{i}" for i in range(100))
-    assert len(summarise([long]).split()) == heuristics_judge.GIST_WORDS + 1
+    assert len(summarise([long]).split()) == judge.GIST_WORDS + 1
 
 
 # -- dreams ---------------------------------------------------------------------------
@@ -591,7 +592,8 @@ def test_other_methods_round_trip():
 
 # -- purity ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("module", ["heuristics.py", "judge.py", "patterns.py"])
+@pytest.mark.parametrize("module", ["heuristics.py", "judge.py", "patterns.py", "checks.py", "objects.py",
+                                    "adjudicate.py"])
 def test_heuristics_modules_are_pure(module):
     source = (Path(heuristics.__file__).parent / module).read_text()
     imported = set()

@@ -6,7 +6,8 @@ from datetime import timedelta
 
 import pytest
 
-from engram_core.adapters.offline.heuristics import adjudicate, extract_facts
+from engram_core.adapters.offline.adjudicate import adjudicate
+from engram_core.adapters.offline.heuristics import extract_facts
 from engram_core.adapters.offline.lexicon import topic_of, topic_slug
 from engram_core.core.model import Belief, Cardinality
 

@@ -45,7 +45,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     process = subprocess.Popen(
         [*ENGRAM, "--embedder", "hashing", "mcp", "--store", str(store), "--http", f"127.0.0.1:{port}",
          "--keys-file", str(keys_file)],
-        env=server_env(ENGRAM_API_KEYS=json.dumps([alice_entry])), cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        env=server_env(ENGRAM_API_KEYS=json.dumps([alice_entry])), cwd=ROOT, stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE, text=True)
     try:
         wait_for_port(port, process)
@@ -124,7 +125,8 @@ def _post(served: Served, key: str, message: dict, session: str | None = None) -
 
 def test_a_session_opened_with_one_key_cannot_be_used_with_another(served: Served) -> None:
     hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "1"}}}
     opened = _post(served, served.alice, hello)
     session = opened.headers["mcp-session-id"]
     _post(served, served.alice, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)

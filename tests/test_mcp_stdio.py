@@ -91,7 +91,8 @@ def test_list_pages_and_filters(tmp_path: Path) -> None:
             await call(client, "engram_remember", {"text": "Prefers aisle seats", "kind": "preference",
                                                    "importance": 0.8})
             first = await call(client, "engram_list", {"kind": ["episode"], "limit": 3})
-            second = await call(client, "engram_list", {"kind": ["episode"], "limit": 3, "offset": first["next_offset"]})
+            second = await call(client, "engram_list",
+                                {"kind": ["episode"], "limit": 3, "offset": first["next_offset"]})
             assert len(first["memories"]) == 3 and first["next_offset"] == 3
             assert len(second["memories"]) == 2 and second["next_offset"] is None
             ids = [m["id"] for m in first["memories"] + second["memories"]]

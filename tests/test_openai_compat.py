@@ -16,7 +16,7 @@ from openai_server import OpenAIServer, Recorded, Reply
 from qwen_support import KEY as QWEN_KEY
 from qwen_support import STORY_ASSESSMENTS, assessment, data_blocks
 
-from engram_core.usecases.completions import MEMORY_RULE
+from engram_core.core.conversation import MEMORY_RULE
 from engram_core.core import prompts
 from engram_core.core.render import BLOCK_OPEN
 

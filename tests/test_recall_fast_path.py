@@ -28,7 +28,8 @@ from conftest import START, make_engine
 PLAIN_FTS = (
     "SELECT m.id AS id, -bm25(memories_fts) AS score FROM memories_fts "
     "JOIN memories m ON m.rowid = memories_fts.rowid "
-    "WHERE memories_fts MATCH ? AND (m.status IN ('active', 'decayed', 'archived') OR ?) ORDER BY bm25(memories_fts) LIMIT ?"
+    "WHERE memories_fts MATCH ? AND (m.status IN ('active', 'decayed', 'archived') OR ?) "
+    "ORDER BY bm25(memories_fts) LIMIT ?"
 )
 ODD_TEXTS = [
     "I booked the books for the book club", "I booked the books for the book club",  # exact duplicates tie

@@ -9,7 +9,6 @@ import json
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-import pytest
 from functions_support import TENANT_KEYS, running_server
 from object_servers import moto_server
 from security_support import api_client, bearer
@@ -37,7 +36,7 @@ class Alice:
 
 def _seed(client) -> Alice:  # noqa: ANN001
     alice = bearer("alice")
-    made = client.post("/memories", json={"text": f"My home is {CANARY}.", "importance": 0.95}, headers=alice).json()
+    client.post("/memories", json={"text": f"My home is {CANARY}.", "importance": 0.95}, headers=alice)
     client.post("/chat", json={"message": f"I live in {CANARY} with my cat Miso.", "session_id": "alice-s1"},
                 headers=alice)
     proposal = client.post("/dream", headers=alice).json()["id"]
@@ -135,7 +134,8 @@ def test_bob_reaches_nothing_of_alice_through_any_route_on_the_local_store(tmp_p
 
 def test_bob_reaches_nothing_of_alice_through_any_route_on_snapshot_storage(tmp_path, monkeypatch) -> None:  # noqa: ANN001
     with moto_server() as endpoint:
-        for name, value in (("ENGRAM_OSS_ENDPOINT", endpoint), ("ENGRAM_OSS_DIALECT", "s3"), ("ENGRAM_OSS_REGION", LOOPBACK_REGION),
+        for name, value in (("ENGRAM_OSS_ENDPOINT", endpoint), ("ENGRAM_OSS_DIALECT", "s3"),
+                            ("ENGRAM_OSS_REGION", LOOPBACK_REGION),
                             ("ENGRAM_OSS_ACCESS_KEY_ID", KEY_ID), ("ENGRAM_OSS_ACCESS_KEY_SECRET", KEY_SECRET),
                             ("ENGRAM_SNAPSHOT_CACHE_DIR", str(tmp_path / "cache"))):
             monkeypatch.setenv(name, value)

@@ -166,7 +166,8 @@ def event_from_row(row: sqlite3.Row) -> Event:
 
 
 def dream_action_to_json(a: DreamAction) -> dict:
-    return {"action": a.action, "ids": list(a.memory_ids), "importance": a.importance, "text": a.text, "reason": a.reason}
+    return {"action": a.action, "ids": list(a.memory_ids), "importance": a.importance, "text": a.text,
+            "reason": a.reason}
 
 
 @readable("dream_proposals")

@@ -395,7 +395,8 @@ class SqliteStore(StaleReviewRows):
         return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def active_with_beliefs(self) -> list[tuple[Memory, Belief | None]]:
-        """Every recallable memory (active, or decayed or archived: the cold tier) with the current belief it renders."""
+        """Every recallable memory (active, or decayed or archived: the cold tier) with the current belief it
+        renders."""
         sql = (
             "SELECT m.*, b.id AS b_id FROM memories m LEFT JOIN beliefs b "
             "ON b.id = m.belief_id AND b.valid_to IS NULL AND b.expired_at IS NULL "

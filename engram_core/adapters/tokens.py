@@ -201,7 +201,7 @@ def _vocabulary_path() -> Path:
 
 
 @cache
-def _qwen_encoding() -> "tiktoken.Encoding":
+def _qwen_encoding() -> tiktoken.Encoding:
     """The real Qwen tokenizer, read from the installed vocabulary file (never fetched): ~0.2 s, once."""
     import base64
 

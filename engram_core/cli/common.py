@@ -175,7 +175,7 @@ def handle_errors(command: Callable | None = None, *, replay: bool = True) -> Ca
         return lambda inner: handle_errors(inner, replay=replay)
 
     @wraps(command)
-    def wrapper(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def wrapper(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - the command's own arguments and result
         try:
             ctx = args[0] if args and isinstance(args[0], Context) else None
             if ctx is None:

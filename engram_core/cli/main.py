@@ -67,13 +67,15 @@ def observe(ctx: Context, text: str, role: str, session_id: str | None, message_
 
 @cli.command()
 @click.argument("text")
-@click.option("--kind", default="fact", show_default=True, type=click.Choice(["preference", "fact", "skill", "episode"]))
+@click.option("--kind", default="fact", show_default=True,
+              type=click.Choice(["preference", "fact", "skill", "episode"]))
 @click.option("--importance", type=float, help="0..1; set it to bypass the importance gate.")
 @click.option("--session", "session_id", help="Session id.")
 @json_option
 @pass_engine
 @handle_errors
-def remember(ctx: Context, text: str, kind: str, importance: float | None, session_id: str | None, as_json: bool) -> None:
+def remember(ctx: Context, text: str, kind: str, importance: float | None, session_id: str | None,
+             as_json: bool) -> None:
     """Remember something explicitly."""
     view = write_view(ctx.engine().remember(text, kind=kind, importance=importance, session_id=session_id))
     print_json(view) if as_json else echo_events(view["events"])

@@ -117,5 +117,5 @@ class AsyncEngramClient:
     async def dream_apply(self, proposal_id: str, approved: Sequence[str]) -> DreamApplyOut:
         return await self._send(calls.dream_apply(proposal_id, approved))
 
-    async def advance_clock(self, duration: str) -> dict:
+    async def advance_clock(self, duration: str) -> dict[str, object]:
         return await self._send(calls.advance_clock(duration))

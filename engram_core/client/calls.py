@@ -101,7 +101,7 @@ def memory(memory_id: str) -> Call[MemoryDetail]:
 
 
 def forget(memory_id: str, purge: bool) -> Call[ForgetOut]:
-    params = {"purge": "true"} if purge else {}
+    params: dict[str, object] = {"purge": "true"} if purge else {}
     return Call("DELETE", f"/memories/{_id(memory_id)}", _model(ForgetOut), params=params, write=True)
 
 
@@ -139,6 +139,9 @@ def dream_apply(proposal_id: str, approved: Sequence[str]) -> Call[DreamApplyOut
     return Call("POST", "/dream/apply", _model(DreamApplyOut), json=body, write=True)
 
 
-def advance_clock(duration: str) -> Call[dict]:
-    return Call("POST", "/clock/advance", lambda answer: dict(answer.json or {}), json={"duration": duration},
-                write=True)
+def advance_clock(duration: str) -> Call[dict[str, object]]:
+    return Call("POST", "/clock/advance", _json_object, json={"duration": duration}, write=True)
+
+
+def _json_object(answer: Answer) -> dict[str, object]:
+    return dict(answer.json) if isinstance(answer.json, dict) else {}

@@ -54,9 +54,10 @@ def error_from_body(status: int, body: object, *, request_id: str | None = None,
     """The error a response with this status and (parsed JSON) body stands for."""
     detail = body.get("error") if isinstance(body, dict) else None
     detail = detail if isinstance(detail, dict) else {}
-    code = detail.get("code") if isinstance(detail.get("code"), str) else None
-    message = detail.get("message") if isinstance(detail.get("message"), str) else f"HTTP {status}"
-    field = detail.get("field") if isinstance(detail.get("field"), str) else None
+    code, message, field = detail.get("code"), detail.get("message"), detail.get("field")
+    code = code if isinstance(code, str) else None
+    message = message if isinstance(message, str) else f"HTTP {status}"
+    field = field if isinstance(field, str) else None
     cls = error_class(status, code)
     error = cls(message, field=field, retry_after=retry_after) if cls is RateLimitError else cls(message, field=field)
     if code and code != cls.code:

@@ -114,5 +114,5 @@ class EngramClient:
     def dream_apply(self, proposal_id: str, approved: Sequence[str]) -> DreamApplyOut:
         return self._send(calls.dream_apply(proposal_id, approved))
 
-    def advance_clock(self, duration: str) -> dict:
+    def advance_clock(self, duration: str) -> dict[str, object]:
         return self._send(calls.advance_clock(duration))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 import httpx2
 
@@ -38,13 +39,13 @@ def client_settings(base_url: str | None, api_key: str | None, timeout: float, r
     return ClientSettings(url, key, timeout, retry)
 
 
-def request_options(call: Call, idempotency_key: str | None) -> dict:
+def request_options(call: Call[Any], idempotency_key: str | None) -> dict[str, Any]:
     headers = {}
     if idempotency_key is not None:
         headers["Idempotency-Key"] = idempotency_key
     if call.content_type is not None:
         headers["Content-Type"] = call.content_type
-    options: dict = {"params": call.params or None, "headers": headers}
+    options: dict[str, Any] = {"params": call.params or None, "headers": headers}
     if call.content is not None:
         options["content"] = call.content
     elif call.json is not None:
@@ -52,7 +53,7 @@ def request_options(call: Call, idempotency_key: str | None) -> dict:
     return options
 
 
-def idempotency_key_for(call: Call) -> str | None:
+def idempotency_key_for(call: Call[Any]) -> str | None:
     """One key per call, the same for each of its retries."""
     return f"egc-{uuid.uuid4().hex}" if call.write else None
 

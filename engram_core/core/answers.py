@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from engram_core.adapters.offline.lexicon import TOPIC_ALIASES
 from engram_core.core.model import Belief
 from engram_core.core.render import fact_label
+from engram_core.core.topics import TOPIC_ALIASES
 
 _QUERY_WORD = re.compile(r"[a-z]+")
 _NOT_CUES = frozenset("a an the in at on of to for by as is with from my i".split())

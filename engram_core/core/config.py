@@ -108,7 +108,7 @@ class EngineConfig(BaseModel):
     forgetting: bool = Field(True, description="off: no decay, retention treated as 1")
 
     @model_validator(mode="after")
-    def _weights_positive(self) -> "EngineConfig":
+    def _weights_positive(self) -> EngineConfig:
         total = self.weights.similarity + self.weights.importance + self.weights.recency
         if total <= 0:
             raise ValueError("scoring weights must not all be zero")

@@ -53,7 +53,7 @@ class IndexEntry:
     _key: str = field(default="", repr=False)
     _key_of: str | None = field(default=None, repr=False)
 
-    def line_and_tokens(self, form: BlockForm, render: Callable[["IndexEntry"], str],
+    def line_and_tokens(self, form: BlockForm, render: Callable[[IndexEntry], str],
                         count: Callable[[str], int]) -> tuple[str, int]:
         """``render(entry)`` and ``count(line)`` for one form, recounted only when the line changes."""
         cached = self.rendered.get(form)
@@ -86,7 +86,7 @@ class ActiveIndex:
         self.entity_ids: dict[str, int] = {}
 
     @classmethod
-    def build(cls, dim: int, config: EngineConfig, rows: list[tuple[Memory, Belief | None]]) -> "ActiveIndex":
+    def build(cls, dim: int, config: EngineConfig, rows: list[tuple[Memory, Belief | None]]) -> ActiveIndex:
         index = cls(dim, config, capacity=max(1024, 2 * len(rows)))
         for memory, belief in rows:
             index.add(memory, belief)

@@ -60,4 +60,4 @@ def has_faded(memory: Memory, now: datetime, config: EngineConfig) -> bool:
 
 def recency(created_at: datetime, now: datetime, half_life_hours: float) -> float:
     """1.0 for a brand-new memory, 0.5 after one half-life."""
-    return 0.5 ** (hours_between(created_at, now) / half_life_hours)
+    return float(0.5 ** (hours_between(created_at, now) / half_life_hours))

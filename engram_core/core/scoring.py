@@ -46,7 +46,8 @@ def normalise_lexical(raw: np.ndarray) -> np.ndarray:
 def _retention(cols: CandidateArrays, config: EngineConfig) -> np.ndarray:
     if not config.forgetting:
         return np.ones_like(cols.importance)
-    return np.exp(-cols.hours_since_access / np.maximum(cols.stability_hours, 1e-9))
+    kept: np.ndarray = np.exp(-cols.hours_since_access / np.maximum(cols.stability_hours, 1e-9))
+    return kept
 
 
 RRF_K = 60.0  # reciprocal-rank fusion's usual constant

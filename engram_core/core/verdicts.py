@@ -19,7 +19,7 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 _MAX_TEXT = 2000
 
 
-def extract_json_object(raw: str | None) -> dict | None:
+def extract_json_object(raw: str | None) -> dict[str, object] | None:
     """The first JSON object in ``raw``: tolerates code fences and prose around it."""
     if not raw or not isinstance(raw, str):
         return None
@@ -64,10 +64,10 @@ class _Assessment(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     importance: float = Field(ge=0, le=1)
-    facts: list[dict] = Field(default_factory=list, max_length=50)
+    facts: list[dict[str, object]] = Field(default_factory=list, max_length=50)
 
 
-def _fact_or_none(raw: dict) -> FactDraft | None:
+def _fact_or_none(raw: dict[str, object]) -> FactDraft | None:
     try:
         fact = _Fact.model_validate(raw)
     except ValidationError:

@@ -105,7 +105,7 @@ def _add_resources(server: MCPServer, tools: MemoryTools) -> None:
 def _gated(tool: Callable, gate: Callable[[], None]) -> Callable:
     """The same tool (signature, schema, description) with ``gate`` run first; a gate refuses with ToolError."""
     @functools.wraps(tool)
-    def run(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def run(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - the tool's own arguments and result
         gate()
         return tool(*args, **kwargs)
 

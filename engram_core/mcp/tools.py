@@ -18,7 +18,9 @@ from engram_core.core.errors import EngramError
 from engram_core.core.model import EventKind, MemoryKind
 from engram_core.core.render import render_block, render_line
 from engram_core.tenants.tenancy import TenantStores
-from engram_core.usecases.views import JsonValue, belief_view, event_view, memory_view, proposal_view, recall_view, write_view
+from engram_core.usecases.views import (
+    JsonValue, belief_view, event_view, memory_view, proposal_view, recall_view, write_view,
+)
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
@@ -82,8 +84,8 @@ class MemoryTools:
 
     def list_memories(
         self,
-        status: Annotated[list[Status], Field(description="Only these statuses (empty: all).")] = [],  # noqa: B006
-        kind: Annotated[list[Kind | Literal["gist"]], Field(description="Only these kinds (empty: all).")] = [],  # noqa: B006
+        status: Annotated[list[Status], Field(description="Only these statuses (empty: all).")] = [],  # noqa: B006 - read, never changed
+        kind: Annotated[list[Kind | Literal["gist"]], Field(description="Only these kinds (empty: all).")] = [],  # noqa: B006 - read, never changed
         text: Annotated[str | None, Field(max_length=200, description="Only memories containing this text.")] = None,
         limit: Annotated[int, Field(ge=1, le=500, description="Page size.")] = 50,
         offset: Annotated[int, Field(ge=0, description="Memories to skip (from next_offset).")] = 0,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engram_core.core.errors import ConfigurationError
+from engram_core.core.errors import ConfigurationError, ValidationError
 from engram_core.core.ports import LLM, Embedder
 from engram_core.providers.settings import KEY_VARIABLES, ProviderSettings, load_settings
 from engram_core.providers.usage import UsageMeter
@@ -56,14 +56,25 @@ def _pick_llm(settings: ProviderSettings, llm: LLM | None, transport: Transport 
     return OfflineLLM(), _offline_reason(settings)
 
 
+def local_embedder(name: str = "minilm") -> Embedder:
+    """``minilm`` (local all-MiniLM-L6-v2, the default) or ``hashing`` (fast, for tests)."""
+    if name == "minilm":
+        from engram_core.adapters.minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+    if name == "hashing":
+        from engram_core.adapters.hashing import HashingEmbedder
+
+        return HashingEmbedder()
+    raise ValidationError(f"unknown embedder {name!r}; use minilm or hashing", field="embedder")
+
+
 def _pick_embedder(settings: ProviderSettings, embedder: Embedder | str | None,
                    transport: Transport | None) -> tuple[Embedder, str]:
     if embedder is not None and not isinstance(embedder, str):
         return embedder, "passed in by the caller"
     if embedder in LOCAL_EMBEDDERS:
-        from engram_core import default_embedder
-
-        return default_embedder(embedder), f"chosen by name ({embedder})"
+        return local_embedder(embedder), f"chosen by name ({embedder})"
     if embedder not in (None, QWEN_EMBEDDER):
         choices = ", ".join((*LOCAL_EMBEDDERS, QWEN_EMBEDDER))
         raise ConfigurationError(f"unknown embedder {embedder!r}; use one of: {choices}", field="embedder")
@@ -72,9 +83,7 @@ def _pick_embedder(settings: ProviderSettings, embedder: Embedder | str | None,
 
         why = "chosen by name (qwen)" if embedder == QWEN_EMBEDDER else "Qwen Cloud key is set"
         return QwenEmbedder(settings, transport), why
-    from engram_core import default_embedder
-
-    return default_embedder("minilm"), _offline_reason(settings) + ": local MiniLM"
+    return local_embedder("minilm"), _offline_reason(settings) + ": local MiniLM"
 
 
 def embedder_is_hosted(embedder: str | None, settings: ProviderSettings | None = None) -> bool:

@@ -17,24 +17,24 @@ from typing import TYPE_CHECKING
 
 import openai
 
-from engram_core.usecases.completions import wants_usage
+from engram_core.core.conversation import wants_usage
 from engram_core.core.errors import EngramError, ValidationError
 from engram_core.core.model import CallOutcome, CallPurpose, ModelCall
+from engram_core.providers.settings import ProviderSettings
 from engram_core.providers.transport import Sent, Transport
 from engram_core.providers.usage import UsageMeter
 
 if TYPE_CHECKING:
-    from engram_core.usecases.completions import PreparedTurn
-    from engram_core.providers.qwen import QwenLLM
+    from engram_core.core.conversation import PreparedTurn
 
 Json = dict[str, object]
 CLIENT_ERRORS = (openai.BadRequestError, openai.UnprocessableEntityError)
 
 
-def resolve_model(requested: str, llm: QwenLLM) -> str:
+def resolve_model(requested: str, strong: str, cheap: str) -> str:
     """A model the deployment serves by name is used as named; the alias and any other name get the
-    configured reply model, so an agent written for another provider's model names works unchanged."""
-    return requested if requested in (llm.strong, llm.cheap) else llm.strong
+    configured reply model (``strong``), so an agent written for another provider's model names works unchanged."""
+    return requested if requested in (strong, cheap) else strong
 
 
 def usage_numbers(usage: object) -> tuple[int, int, int]:
@@ -46,11 +46,11 @@ def usage_numbers(usage: object) -> tuple[int, int, int]:
 
 
 class ForwardingModel:
-    def __init__(self, llm: QwenLLM, requested: str) -> None:
-        self._settings = llm.settings
-        self._meter = UsageMeter(llm.settings.prices)
-        self._transport = Transport(llm.settings, self._meter, client=llm.transport.client)
-        self.name = resolve_model(requested, llm)
+    def __init__(self, settings: ProviderSettings, client: openai.OpenAI, name: str) -> None:
+        self._settings = settings
+        self._meter = UsageMeter(settings.prices)
+        self._transport = Transport(settings, self._meter, client=client)
+        self.name = name
 
     def _body(self, turn: PreparedTurn, payload: Json, stream: bool) -> Json:
         body: Json = {**payload, "model": self.name, "stream": stream}

@@ -21,6 +21,7 @@ from engram_core.core.errors import ProviderError
 from engram_core.core.model import Belief, CallOutcome, CallPurpose, FactDraft
 from engram_core.core.ports import TokenCounter
 from engram_core.core import prompts
+from engram_core.providers.forward import ForwardingModel, resolve_model
 from engram_core.providers.settings import ProviderSettings
 from engram_core.providers.transport import Sent, Transport
 from engram_core.core.verdicts import extract_json_object
@@ -122,10 +123,9 @@ class QwenLLM:
     def served_models(self) -> list[str]:
         return [self.strong, self.cheap]
 
-    def conversation_model(self, requested: str):  # noqa: ANN201 - a ForwardingModel
-        from engram_core.providers.forward import ForwardingModel
-
-        return ForwardingModel(self, requested)
+    def conversation_model(self, requested: str) -> ForwardingModel:
+        name = resolve_model(requested, self.strong, self.cheap)
+        return ForwardingModel(self.settings, self.transport.client, name)
 
     # -- bookkeeping: JSON at temperature 0, one repair at most ---------------------------------
     def _bookkeeping_options(self) -> dict:

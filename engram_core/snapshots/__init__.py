@@ -54,7 +54,7 @@ def default_cache_dir() -> Path:
     return user_cache_path("engram") / "snapshots"
 
 
-def open_snapshotter(location: str | Path, open_engine: Callable[[Path], "Engine"], *,
+def open_snapshotter(location: str | Path, open_engine: Callable[[Path], Engine], *,
                      settings: SnapshotSettings | None = None, oss: OssSettings | None = None,
                      store: SnapshotStore | None = None) -> Snapshotter:
     from engram_core.snapshots.cache import WarmCache

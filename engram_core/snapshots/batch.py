@@ -24,12 +24,12 @@ T = TypeVar("T")
 
 @dataclass(eq=False)
 class Ticket(Generic[T]):
-    operation: Callable[["Engine"], T]
+    operation: Callable[[Engine], T]
     result: T | None = None
     error: Exception | None = None
     done: bool = False
 
-    def apply(self, engine: "Engine") -> None:
+    def apply(self, engine: Engine) -> None:
         self.result, self.error = None, None
         try:
             self.result = self.operation(engine)

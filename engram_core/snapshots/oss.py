@@ -49,7 +49,8 @@ def open_bucket(settings: OssSettings, bucket: str) -> oss2.Bucket:
         return oss2.Bucket(make_auth(settings), settings.require_endpoint(), bucket, region=region,
                            connect_timeout=settings.connect_timeout)
     except oss2.exceptions.ClientError as exc:
-        raise ValidationError(f"invalid object store endpoint or bucket: {exc.body}", field="ENGRAM_OSS_ENDPOINT") from exc
+        raise ValidationError(f"invalid object store endpoint or bucket: {exc.body}",
+                              field="ENGRAM_OSS_ENDPOINT") from exc
 
 
 def _reason(exc: BaseException) -> str:
@@ -66,7 +67,7 @@ class OssStore:
         self.location = f"oss://{bucket.bucket_name}/{self._prefix} at {bucket.endpoint} ({dialect.name})"
 
     @classmethod
-    def from_settings(cls, settings: OssSettings, bucket: str, prefix: str = "") -> "OssStore":
+    def from_settings(cls, settings: OssSettings, bucket: str, prefix: str = "") -> OssStore:
         return cls(open_bucket(settings, bucket), dialect_named(settings.dialect), prefix)
 
     def _full(self, key: str) -> str:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic import ValidationError as PydanticError
 
 from engram_core.core.errors import ConfigurationError
-from engram_core.tenants.tenancy import check_tenant_id
+from engram_core.tenants.ids import check_tenant_id
 
 KEY_PREFIX = "egk_"
 HASH_SCHEME = "sha256"

@@ -8,32 +8,22 @@ snapshot generations can re-apply it after losing a commit race.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from engram_core.core.errors import ValidationError
+from engram_core.tenants.ids import check_tenant_id
 
 if TYPE_CHECKING:
     from engram_core.tenants.due_index import DueIndex
     from engram_core.usecases.engine import Engine
 
 T = TypeVar("T")
-_TENANT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-
-
-def check_tenant_id(tenant: str) -> str:
-    """Tenant ids become path segments and object-key prefixes: keep them boring."""
-    if not isinstance(tenant, str) or not _TENANT_ID.match(tenant) or ".." in tenant:
-        raise ValidationError("tenant id must be 1-64 letters, digits, '_', '-' or '.'", field="tenant")
-    return tenant
-
 
 class TenantStores(Protocol):
-    def run(self, tenant: str, operation: Callable[["Engine"], T], *, write: bool) -> T:
+    def run(self, tenant: str, operation: Callable[[Engine], T], *, write: bool) -> T:
         """Run ``operation`` on the tenant's engine; persist its changes when ``write``."""
         ...
 
@@ -45,7 +35,7 @@ class TenantStores(Protocol):
         """Whether this tenant has a store (a cheap check, unlike ``tenants()``)."""
         ...
 
-    def due_index(self) -> "DueIndex":
+    def due_index(self) -> DueIndex:
         """When each tenant is next due for a sleep cycle (see due_index.py)."""
         ...
 
@@ -69,7 +59,7 @@ def _private_tenant_files(path: Path) -> None:
 class LocalTenantStores:
     """One SQLite file per tenant under a directory; engines stay open (warm) per tenant."""
 
-    def __init__(self, root: str | Path, open_engine: Callable[[Path], "Engine"]) -> None:
+    def __init__(self, root: str | Path, open_engine: Callable[[Path], Engine]) -> None:
         self.root = Path(root)
         self._open = open_engine
         self._engines: dict[str, Engine] = {}
@@ -84,7 +74,7 @@ class LocalTenantStores:
         with self._guard:
             return self._locks.setdefault(tenant, threading.Lock())
 
-    def run(self, tenant: str, operation: Callable[["Engine"], T], *, write: bool) -> T:
+    def run(self, tenant: str, operation: Callable[[Engine], T], *, write: bool) -> T:
         path = self._path(tenant)
         with self._lock(tenant):
             engine = self._engines.get(tenant)
@@ -134,7 +124,7 @@ class LocalTenantStores:
                     engine.close()
 
 
-def open_tenant_stores(location: str | Path, open_engine: Callable[[Path], "Engine"] | None = None) -> TenantStores:
+def open_tenant_stores(location: str | Path, open_engine: Callable[[Path], Engine] | None = None) -> TenantStores:
     """A directory path gives local per-tenant SQLite files; ``oss://bucket/prefix`` gives snapshot storage."""
     text = str(location)
     if text.startswith("oss://"):
@@ -144,7 +134,7 @@ def open_tenant_stores(location: str | Path, open_engine: Callable[[Path], "Engi
     if open_engine is None:
         from engram_core import open_engine as open_default
 
-        def open_engine(path: Path) -> "Engine":
+        def open_engine(path: Path) -> Engine:
             return open_default(path)
 
     return LocalTenantStores(Path(text), open_engine)

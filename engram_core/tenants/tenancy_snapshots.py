@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from engram_core.tenants.tenancy import check_tenant_id
+from engram_core.tenants.ids import check_tenant_id
 
 if TYPE_CHECKING:
     from engram_core.tenants.due_index import DueIndex
@@ -48,12 +48,12 @@ def credentials_in(headers: Mapping[str, str]) -> dict[str, str] | None:
     return found if len(found) >= 2 and FC_KEY_ID_HEADER in found and FC_CREDENTIAL_HEADERS[1] in found else None
 
 
-def scope_request_credentials(credentials: Mapping[str, str] | None) -> Token:
+def scope_request_credentials(credentials: Mapping[str, str] | None) -> Token[Mapping[str, str] | None]:
     """Storage calls in this context (one request) are signed with these credentials; ``reset`` ends it."""
     return _REQUEST_CREDENTIALS.set(dict(credentials) if credentials else None)
 
 
-def reset_request_credentials(token: Token) -> None:
+def reset_request_credentials(token: Token[Mapping[str, str] | None]) -> None:
     _REQUEST_CREDENTIALS.reset(token)
 
 
@@ -133,8 +133,9 @@ class SnapshotTenantStores:
                 if self._replica_bytes is None and replica_mb is not None:
                     self._replica_bytes = replica_mb * MIB
                 oss = self._oss = load_oss_settings()
-                store = RequestScopedStore(open_snapshot_store(self.location, oss),
-                                           lambda found: open_snapshot_store(self.location, oss.with_fc_credentials(found)))
+                store = RequestScopedStore(
+                    open_snapshot_store(self.location, oss),
+                    lambda found: open_snapshot_store(self.location, oss.with_fc_credentials(found)))
                 self._snapshotter = open_snapshotter(self.location, self._open_engine, oss=oss, store=store,
                                                      settings=settings)
                 self._snapshotter.on_new_tenant = self._register

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from engram_core.usecases import completions, exchange, longtext, maintenance, recall, reembed, writepath
+from engram_core.usecases import exchange, longtext, maintenance, recall, reembed, replies, writepath
 from engram_core.core import inputs
-from engram_core.usecases.completions import ConversationModel
+from engram_core.core.conversation import ConversationModel
 from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.core.config import EngineConfig
 from engram_core.core.errors import ConfigurationError, NotFoundError, ProviderError, ValidationError
@@ -60,7 +60,7 @@ class Engine:
         self._rt.flush_usage()
         self._rt.store.close()
 
-    def __enter__(self) -> "Engine":
+    def __enter__(self) -> Engine:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -169,10 +169,10 @@ class Engine:
     # -- whole conversations (OpenAI-compatible chat completions) -----------------------------
     def conversation_model(self, requested: str) -> ConversationModel:
         """The model a whole conversation goes to: forwarded with a provider, else the LLM's own reply."""
-        return completions.conversation_model_for(self._rt.llm, self._rt.tokens, requested)
+        return replies.conversation_model_for(self._rt.llm, self._rt.tokens, requested)
 
     def served_models(self) -> list[str]:
-        return completions.served_models(self._rt.llm)
+        return replies.served_models(self._rt.llm)
 
     def record_calls(self, calls: Sequence[ModelCall]) -> None:
         """Model calls metered outside this engine (a forwarded conversation), into this store's usage."""

@@ -16,7 +16,9 @@ import numpy as np
 
 from engram_core.core.model import Assessment, EventKind, MemoryKind, Message, WriteResult
 from engram_core.usecases.runtime import Runtime
-from engram_core.usecases.writepath import Observation, WriteLog, apply_fact, assess, new_memory, store_memory, write_planned
+from engram_core.usecases.writepath import (
+    Observation, WriteLog, apply_fact, assess, new_memory, store_memory, write_planned,
+)
 from engram_core.usecases.writeplan import FactPlan
 
 _BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"(?<=[.!?])\s+"), re.compile(r"\s+"))
@@ -97,19 +99,19 @@ def observe_long(rt: Runtime, obs: Observation, part_bytes: int) -> WriteResult:
             apply_fact(rt, plan, log)
 
     fact_vectors = vectors[len(episodes):] if user else []
-    log = write_planned(rt, [(f, v, message) for f, v in zip(facts, fact_vectors)], apply)
+    log = write_planned(rt, [(f, v, message) for f, v in zip(facts, fact_vectors, strict=True)], apply)
     return WriteResult(raced[0], (), (), ()) if raced else log.result(message)
 
 
 def _store_parts(rt: Runtime, obs: Observation, message: Message, episodes: list[str],
                  assessments: list[Assessment], vectors: np.ndarray, log: WriteLog) -> None:
     """Each part that clears the importance gate becomes an episode of the message."""
-    for number, (text, assessment, vector) in enumerate(zip(episodes, assessments, vectors), start=1):
+    for number, (text, assessment, vector) in enumerate(zip(episodes, assessments, vectors, strict=True), start=1):
         importance = obs.importance if obs.importance is not None else assessment.importance
         if obs.importance is None and importance < rt.config.store_threshold:
             log.events.append(rt.event(EventKind.NOT_STORED, message_id=message.id, part=number,
                                        importance=round(importance, 4), threshold=rt.config.store_threshold))
             continue
-        memory = new_memory(rt, kind=obs.kind or MemoryKind.EPISODE, text=text, importance=importance, at=message.occurred_at,
-                            vector=vector, provenance=(message.id,), session_id=obs.session_id)
+        memory = new_memory(rt, kind=obs.kind or MemoryKind.EPISODE, text=text, importance=importance,
+                            at=message.occurred_at, vector=vector, provenance=(message.id,), session_id=obs.session_id)
         store_memory(rt, memory, log, part=number, parts=len(episodes))

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+import numpy as np
+
 from engram_core.core import ledger
 from engram_core.usecases import purge as purging
 from engram_core.core.errors import NotFoundError, UnreadableRecordError, ValidationError
@@ -61,7 +63,8 @@ def _sleep_groups(rt: Runtime, decayed: list[Memory]) -> list[list[Memory]]:
     return [g for g in groups if len(g) >= least]
 
 
-def _gist_group(rt: Runtime, group: list[Memory], gist_text: str, vector, now: datetime, log: WriteLog) -> None:
+def _gist_group(rt: Runtime, group: list[Memory], gist_text: str, vector: np.ndarray, now: datetime,
+                log: WriteLog) -> None:
     provenance = tuple(dict.fromkeys(mid for m in group for mid in m.provenance))
     gist = new_memory(rt, kind=MemoryKind.GIST, text=gist_text, importance=max(m.importance for m in group),
                       at=now, vector=vector, provenance=provenance, session_id=group[0].session_id)
@@ -85,17 +88,18 @@ def sleep(rt: Runtime) -> WriteResult:
     sweep_events = sweep(rt)
     groups = _sleep_groups(rt, rt.store.memories(statuses=(MemoryStatus.DECAYED,)))
     gists = [parse_gist(rt.llm.summarise([m.text for m in g])) for g in groups]
-    usable = [(g, text) for g, text in zip(groups, gists) if text]
+    usable = [(g, text) for g, text in zip(groups, gists, strict=False) if text]
     vectors = rt.embed([text for _, text in usable]) if usable else []
     log = WriteLog([], [], list(sweep_events))
     new_events_from = len(log.events)
     now = rt.now()
     with rt.store.transaction():
-        for (group, text), vector in zip(usable, vectors):
+        for (group, text), vector in zip(usable, vectors, strict=True):
             _gist_group(rt, group, text, vector, now, log)
-        for group, text in zip(groups, gists):
+        for _group, text in zip(groups, gists, strict=False):
             if not text:
-                log.events.append(rt.event(EventKind.FALLBACK, purpose="summarise", reason="unusable gist; nothing archived"))
+                log.events.append(rt.event(EventKind.FALLBACK, purpose="summarise",
+                                           reason="unusable gist; nothing archived"))
         pruned = _prune_recall_log(rt, now)
         log.events.append(rt.event(EventKind.CONSOLIDATED, scope="sleep", gists=len(usable),
                                    recall_events_pruned=pruned))
@@ -124,7 +128,8 @@ def consolidate_session(rt: Runtime, session_id: str) -> WriteResult:
     speaker = messages[-1].speaker or "user"
     assessment = parse_assessment(rt.llm.assess(transcript, speaker, messages[-1].occurred_at), DEFAULT_IMPORTANCE)
     vectors = rt.embed([f.statement for f in assessment.facts]) if assessment.facts else []
-    facts = [(draft, vector, _source_for(draft.object, messages)) for draft, vector in zip(assessment.facts, vectors)]
+    facts = [(draft, vector, _source_for(draft.object, messages))
+             for draft, vector in zip(assessment.facts, vectors, strict=True)]
 
     def apply(plans: tuple[FactPlan, ...], log: WriteLog) -> None:
         for plan in plans:
@@ -158,7 +163,8 @@ def dream_propose(rt: Runtime) -> DreamProposal:
     proposal = DreamProposal(rt.new_id("drm"), rt.now(), actions, rejected)
     with rt.store.transaction():
         rt.store.insert_proposal(proposal)
-        events = [rt.event(EventKind.DREAM_PROPOSED, proposal=proposal.id, actions=len(actions), rejected=len(rejected))]
+        events = [rt.event(EventKind.DREAM_PROPOSED, proposal=proposal.id, actions=len(actions),
+                           rejected=len(rejected))]
         events += [rt.event(EventKind.DREAM_REJECTED, proposal=proposal.id, reason=r) for r in rejected]
         _commit_events(rt, events)
     return proposal
@@ -214,7 +220,8 @@ def dream_apply(rt: Runtime, proposal_id: str, approved: Sequence[str]) -> tuple
                 continue
             _apply_action(rt, action, now, log)
             live -= set(action.memory_ids)
-            log.events.append(rt.event(EventKind.DREAM_APPLIED, proposal=proposal_id, action=aid, action_kind=action.action))
+            log.events.append(rt.event(EventKind.DREAM_APPLIED, proposal=proposal_id, action=aid,
+                                       action_kind=action.action))
         rt.store.mark_proposal_applied(proposal_id, now)
         _commit_events(rt, log.events)
     return tuple(log.events)

@@ -10,7 +10,6 @@ from typing import NamedTuple
 import numpy as np
 
 from engram_core.core import ledger
-from engram_core.usecases import restatements
 from engram_core.core.answers import ANSWER_TIER, answer_tiers, attribute_label, named_by_meaning
 from engram_core.core.config import EngineConfig
 from engram_core.core.entities import named_entities
@@ -19,6 +18,7 @@ from engram_core.core.model import (
     AccessState, Belief, Cardinality, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallItem, RecallResult,
 )
 from engram_core.core.packing import Packable, pack_under_budget
+from engram_core.core.restatements import demoted, restated
 from engram_core.core.render import (
     BlockForm, FactLabel, block_form, fit_block, frame_text, line_cost, render_block, render_line,
 )
@@ -43,6 +43,18 @@ class Pool:
     candidates: list[Candidate]
     parts: dict[str, np.ndarray]
     fillers: frozenset[str] = frozenset()  # faded memories that match too weakly to wake: they only fill room
+
+
+def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool) -> Pool:
+    """Recall's pool without the restated memories, possibly stale ones ranked lower (``restatements``)."""
+    candidates = pool.candidates
+    if not candidates:
+        return pool
+    vectors = index.vectors[[c.position for c in candidates]]
+    drop = restated([(c.memory, c.entry.belief) for c in candidates], vectors, rt.config.restatement_similarity)
+    kept = demoted([c for c in candidates if c.memory.id not in drop], rt.store.possibly_stale(),
+                   rt.config.possibly_stale_factor)
+    return replace(pool, candidates=kept)
 
 
 def _lexical(rt: Runtime, query: str, positions: dict[str, int], size: int,
@@ -117,7 +129,7 @@ def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarra
     chosen = np.concatenate([chosen, fill])
     scores = parts["score"][chosen].tolist()  # Python floats: round() as in the breakdown
     return Pool([Candidate(entries[i].memory, entries[i], i, round(score, 6))
-                 for i, score in zip(chosen.tolist(), scores)], parts, fillers)
+                 for i, score in zip(chosen.tolist(), scores, strict=False)], parts, fillers)
 
 
 def _eligible(parts: dict[str, np.ndarray], critical: np.ndarray, archived: np.ndarray, alive: np.ndarray,
@@ -234,7 +246,7 @@ def _tiers_by_meaning(rt: Runtime, qv: np.ndarray, beliefs: list[tuple[str, Beli
     distinct = sorted(set(labels.values()))
     if not distinct:
         return {}
-    similarity = dict(zip(distinct, (rt.label_vectors(distinct) @ qv).tolist()))
+    similarity = dict(zip(distinct, (rt.label_vectors(distinct) @ qv).tolist(), strict=True))
     named = named_by_meaning(similarity, rt.config.answer_similarity, rt.config.answer_margin)
     return {mid: ANSWER_TIER for mid, label in labels.items() if label == named} if named else {}
 
@@ -297,7 +309,7 @@ def recall_now(rt: Runtime, query: str, budget: int, reinforce: bool = True) -> 
     qv = rt.embed([query])[0]
     now = rt.now()
     index = rt.index()
-    pool = _distinct(_veto(restatements.apply(rt, index, _index_candidates(rt, index, query, qv, now))))
+    pool = _distinct(_veto(_without_restated(rt, index, _index_candidates(rt, index, query, qv, now))))
     result = _pack(rt, query, qv, budget, pool, None)
     if reinforce and result.items:
         result = replace(result, events=_reinforce(rt, result, now, pool.fillers))

@@ -52,7 +52,7 @@ def reembed(rt: Runtime, progress: Callable[[int], None] | None = None, force: b
         return ReembedReport(0, previous, current, skipped=True)
     vectors = _embed_all(rt, memories, progress or (lambda done: None))
     with rt.store.transaction():
-        for memory, vector in zip(memories, vectors):
+        for memory, vector in zip(memories, vectors, strict=True):
             rt.store.update_memory(replace(memory, embedding=Embedding(vector, rt.embedder.model_id)))
         rt.store.set_meta(EMBEDDER_KEY, current)
         rt.store.insert_events([rt.event(EventKind.REEMBEDDED, memories=len(memories), previous=previous,

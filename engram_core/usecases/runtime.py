@@ -106,7 +106,8 @@ class Runtime:
         vectors = np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
         if vectors.shape != (len(texts), self.embedder.dim):
             raise ProviderError(
-                f"embedder {self.embedder.model_id} returned shape {vectors.shape}, expected ({len(texts)}, {self.embedder.dim})"
+                f"embedder {self.embedder.model_id} returned shape {vectors.shape}, "
+                f"expected ({len(texts)}, {self.embedder.dim})"
             )
         return vectors
 
@@ -118,7 +119,7 @@ class Runtime:
         if missing:
             if len(_LABEL_VECTORS) + len(missing) > _MAX_LABEL_VECTORS:
                 _LABEL_VECTORS.clear()
-            _LABEL_VECTORS.update(zip(((signature, label) for label in missing), self.embed(missing)))
+            _LABEL_VECTORS.update(zip(((signature, label) for label in missing), self.embed(missing), strict=True))
         return np.stack([_LABEL_VECTORS[(signature, label)] for label in labels])
 
     # -- recall index -------------------------------------------------------------

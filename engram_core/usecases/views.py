@@ -7,6 +7,7 @@ from datetime import datetime
 from engram_core.core.model import (
     Belief, DreamProposal, Event, Memory, Message, RecallItem, RecallResult, ScoreBreakdown, WriteResult,
 )
+from engram_core.usecases.maintenance import action_id
 
 JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
 
@@ -70,8 +71,6 @@ def write_view(w: WriteResult) -> dict[str, JsonValue]:
 
 
 def proposal_view(p: DreamProposal) -> dict[str, JsonValue]:
-    from engram_core.usecases.maintenance import action_id
-
     return {"id": p.id, "created_at": iso(p.created_at), "rejected": list(p.rejected),
             "actions": [{"id": action_id(i), "action": a.action, "memory_ids": list(a.memory_ids),
                          "importance": a.importance, "text": a.text, "reason": a.reason}

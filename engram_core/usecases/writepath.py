@@ -12,13 +12,15 @@ from engram_core.core import ledger
 from engram_core.usecases.dependents import flag_dependents
 from engram_core.core.errors import BusyError
 from engram_core.core.model import (
-    Assessment, Belief, Cardinality, Embedding, Event, EventKind, FactDraft, Memory, MemoryKind,
-    MemoryStatus, Message, Verdict, WriteResult,
+    Assessment, Belief, Embedding, Event, EventKind, FactDraft, Memory, MemoryKind,
+    MemoryStatus, Message, Scalar, Verdict, WriteResult,
 )
 from engram_core.core.retention import RECALLABLE, initial_stability
 from engram_core.usecases.runtime import Runtime
 from engram_core.core.verdicts import parse_assessment
-from engram_core.usecases.writeplan import AdjudicationPath, FactPlan, PlanOutdated, already_known, basis_holds, plan_facts
+from engram_core.usecases.writeplan import (
+    AdjudicationPath, FactPlan, PlanOutdated, already_known, basis_holds, plan_facts,
+)
 
 DEFAULT_IMPORTANCE = 0.5
 MAX_PLAN_ATTEMPTS = 3  # plans made again when another writer changed the beliefs they were based on
@@ -62,7 +64,7 @@ def set_status(rt: Runtime, memory: Memory, status: MemoryStatus, now: datetime,
     return changed
 
 
-def store_memory(rt: Runtime, memory: Memory, log: WriteLog, belief: Belief | None = None, **detail) -> None:
+def store_memory(rt: Runtime, memory: Memory, log: WriteLog, belief: Belief | None = None, **detail: Scalar) -> None:
     rt.store.insert_memory(memory)
     rt.index_add(memory, belief)
     log.memories.append(memory)
@@ -95,7 +97,8 @@ def _supersede(rt: Runtime, old: Belief, new: Belief, new_memory: Memory, messag
         new_memory = replace(new_memory, status=MemoryStatus.SUPERSEDED, status_changed_at=now,
                              superseded_by=old.memory_id)
         log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=new_memory.id, belief_id=new.id,
-                                   message_id=message.id, successor=old.id, path=path, reason="older than current belief"))
+                                   message_id=message.id, successor=old.id, path=path,
+                                   reason="older than current belief"))
         return new, new_memory
     closed = ledger.close_belief(old, new.id, new.valid_from, now)
     rt.store.update_belief(closed)
@@ -113,7 +116,8 @@ def _note_verdicts(rt: Runtime, plan: FactPlan, log: WriteLog) -> bool:
     """Events for what the plan decided; False when the fact adds nothing and is not written."""
     message, path = plan.source, plan.path.value
     verdicts = plan.verdict_of
-    if plan.path is AdjudicationPath.LLM and Verdict.UNDECIDED in verdicts.values():  # a model never answers "undecided"
+    # a model never answers "undecided"
+    if plan.path is AdjudicationPath.LLM and Verdict.UNDECIDED in verdicts.values():
         log.events.append(rt.event(EventKind.FALLBACK, message_id=message.id, purpose="adjudicate",
                                    reason="unusable model verdict; nothing superseded"))
     if plan.path is AdjudicationPath.KNOWN or already_known(rt, plan.draft, message):
@@ -260,5 +264,5 @@ def observe(rt: Runtime, obs: Observation) -> WriteResult:
         for plan in plans:
             apply_fact(rt, plan, log)
 
-    log = write_planned(rt, [(f, v, message) for f, v in zip(facts, vectors[1:])], apply)
+    log = write_planned(rt, [(f, v, message) for f, v in zip(facts, vectors[1:], strict=True)], apply)
     return WriteResult(raced[0], (), (), ()) if raced else log.result(message)

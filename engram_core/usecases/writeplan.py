@@ -196,7 +196,11 @@ def _corrected(rt: Runtime, view: BeliefView, draft: FactDraft) -> tuple[FactDra
     return corrected, rt.embed([corrected.statement])[0], held
 
 
-def _decide(rt: Runtime, view: BeliefView, draft: FactDraft, vector: np.ndarray):  # noqa: ANN202
+# The fact as it will be written, its vector, the verdicts on the beliefs it was weighed against, and how.
+Decision = tuple[FactDraft, np.ndarray, dict[str, Verdict], list[Belief], AdjudicationPath]
+
+
+def _decide(rt: Runtime, view: BeliefView, draft: FactDraft, vector: np.ndarray) -> Decision:
     """(draft, vector, verdicts, candidates, path): a correction or rename ("replaces" set) replaces the
     current belief that holds the old value, by rule; one that names nothing held is kept as an episode
     (the offline "corrects" draft) or adjudicated as it stands (a model's fact with its own predicate)."""

@@ -10,16 +10,19 @@ negation is removed yields a negated fact ("I no longer eat meat").
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 
+from engram_core.adapters.offline import lexicon
 from engram_core.adapters.offline import patterns as hp
 from engram_core.adapters.offline import updates as hu
+from engram_core.adapters.offline.adjudicate import normalise
+from engram_core.adapters.offline.objects import LIST_SPLIT, clean_object, usable_object
 from engram_core.adapters.offline.renames import rename_facts
 from engram_core.adapters.offline.scope import Person, Placed, Scope, place, skip_reason
 from engram_core.core.chattext import normalise_chat, without_quotes
-from engram_core.core.model import Belief, Cardinality, FactDraft, Verdict
+from engram_core.core.model import FactDraft
 
 # -- text preparation ----------------------------------------------------------------
 
@@ -84,70 +87,6 @@ def _without_negation(clause: str, rewrites: tuple[_Rewrite, ...]) -> str | None
     return None
 
 
-# -- object cleaning -----------------------------------------------------------------
-
-_CUT = re.compile(
-    r"\s+(?:because|since|but|so that|so|which|who|whom|where|while|whereas|although|though|unless|until|if|"
-    r"when|as I|as we|as it|with\s+(?:my|our|his|her|their))\b.*$", re.I)
-_CUT_SINGLE = re.compile(r"\s*,.*$|\s+(?:and|&)\s+.*$", re.I)
-_CUT_BY_PREDICATE = {
-    "job_title": re.compile(r"\s+(?:at|for|in|with|from|based|since)\s+.*$", re.I),
-    "works_at": re.compile(r"\s+(?:as|in|since)\s+.*$", re.I),
-}
-_TIME_TAIL = re.compile(
-    r"(?:^|\s+)(?:(?:last|this|past)\s+(?:week|month|year|weekend|night|spring|summer|fall|autumn|winter|time)|"
-    r"(?:(?:a\s+)?(?:few|couple(?:\s+of)?|\d+|one|two|three|several|some)\s+)?(?:days?|weeks?|months?|years?)"
-    r"\s+ago|a while ago|yesterday|today|recently|lately|every\s+(?:single\s+)?\w+|for\s+(?:the\s+(?:last|past)\s+)?"
-    r"(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+)?"
-    r"(?:a\s+few|a\s+couple\s+of|several|many|\w+)\s+(?:days|weeks|months|years)|earlier\s+this\s+(?:week|month|year)|"
-    r"(?:in|over|during)\s+(?:the\s+)?(?:(?:early|late)\s+)?(?:spring|summer|autumn|fall|winter|holidays)|"
-    r"(?:on|this|last)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:on|over|at)\s+the\s+weekend|"
-    r"in\s+(?:early\s+|late\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december|\d{4}))$", re.I)
-_SOFT_TAIL = re.compile(
-    r"(?:^|\s+)(?:now|right now|just now|for now|these days|nowadays|anymore|any more|currently|"
-    r"at the moment|at present|again|too|as well|actually|though|already|officially|finally|by the way|btw|"
-    r"haha|lol|originally|I think|I guess|I believe|ok|okay|then|instead|completely|altogether|entirely|also|"
-    r"for good|totally|for me|tbh|to be honest|now on|from now on)$", re.I)
-_TAIL_PUNCT = re.compile(r"[^\w%+#]+$")
-_LEAD_FILLER = re.compile(r"^(?:just|now|currently|actually|also|really|still|very much|so much|a lot)\s+", re.I)
-_LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&|as well as)\s+", re.I)
-_JUNK_OBJECTS = frozenset("it that this these those them him her you anything nothing everything something one "
-                          "there here so too much lots".split())
-# A list item that starts with a verb is the next thought ("I love chocolate, eat it every day"), not a value.
-_JUNK_FIRST = frozenset("it that this you what when why who where if whether because eat drink go do play have get "
-                        "make take see watch listen".split())
-
-
-def _trim_tails(text: str, keep_time: bool) -> str:
-    while True:
-        trimmed = _TAIL_PUNCT.sub("", text)
-        trimmed = _SOFT_TAIL.sub("", trimmed)
-        trimmed = trimmed if keep_time else _TIME_TAIL.sub("", trimmed)
-        trimmed = _LEAD_FILLER.sub("", trimmed).strip()
-        if trimmed == text:
-            return text
-        text = trimmed
-
-
-_KEEPS_COMMAS = frozenset({"address"})  # "42 Harbour Road, flat 3" is one value
-
-
-def clean_object(raw: str, predicate: str, *, single: bool, keep_time: bool = False) -> str:
-    """The fact's object as the user wrote it, minus connectives, filler and punctuation."""
-    text = _CUT.sub("", raw.strip())
-    if single and predicate not in _KEEPS_COMMAS:
-        text = _CUT_SINGLE.sub("", text)
-    cut = _CUT_BY_PREDICATE.get(predicate)
-    text = cut.sub("", text) if cut else text
-    return _trim_tails(" ".join(text.split()), keep_time)
-
-
-def _usable_object(obj: str) -> bool:
-    words = obj.lower().split()
-    return 0 < len(words) <= 12 and obj.lower() not in _JUNK_OBJECTS and words[0] not in _JUNK_FIRST
-
-
 # -- drafting ------------------------------------------------------------------------
 
 _REVISION_CUE = re.compile(
@@ -203,12 +142,12 @@ def _negated_statement(positive: str, display: str, plain: bool) -> str:
 def _predicate_for(rule: hp.Rule, m: re.Match[str], obj: str) -> str:
     groups = m.groupdict()
     if rule.predicate == "prefers_?":
-        topic = hp.topic_of(obj)
+        topic = lexicon.topic_of(obj)
         return f"prefers_{topic}" if topic else "prefers"
     if "{topic}" in rule.predicate:
-        return "prefers_" + hp.topic_slug(groups["topic"])
+        return "prefers_" + lexicon.topic_slug(groups["topic"])
     if "{rel}" in rule.predicate:
-        return rule.predicate.replace("{rel}", hp.relation_predicate(groups["rel"]))
+        return rule.predicate.replace("{rel}", lexicon.relation_predicate(groups["rel"]))
     if "{thing}" in rule.predicate:
         return rule.predicate.replace("{thing}", re.sub(r"\W+", "_", groups["thing"].lower()))
     return rule.predicate
@@ -231,10 +170,10 @@ def _third_person(obj: str) -> str:
     return _FIRST_PERSON_WORDS.sub(lambda m: _THIRD_PERSON[m.group(0).lower()], obj)
 
 
-def _spoken_topic(groups: dict, predicate: str) -> str:
+def _spoken_topic(groups: dict[str, str | None], predicate: str) -> str:
     """The topic as said ("dish"), or as inferred from the object ("drink" for "black coffee")."""
     said = groups.get("topic") or predicate.removeprefix("prefers_").replace("_", " ")
-    return " ".join(hp.TOPIC_HEDGES.sub(" ", said.lower()).split())
+    return " ".join(lexicon.TOPIC_HEDGES.sub(" ", said.lower()).split())
 
 
 def _statement(rule: hp.Rule, spec: hp.PredicateSpec, m: re.Match[str], obj: str, predicate: str,
@@ -271,7 +210,7 @@ def _raw_objects(rule: hp.Rule, m: re.Match[str]) -> list[str]:
     if who and rule.predicate == "{rel}":
         raw = f"{who} {raw}"  # "my sister Ana lives in Porto": the name belongs to the object
     if rule.listy and not raw.lower().startswith("how to "):
-        return [part for part in _LIST_SPLIT.split(raw) if part]
+        return [part for part in LIST_SPLIT.split(raw) if part]
     return [raw]
 
 
@@ -283,7 +222,7 @@ def _drafts_from_match(rule: hp.Rule, m: re.Match[str], ctx: _Context, negation:
         # A user who writes all in lower case names places in lower case too ("moved to hamburg").
         if ctx.lowercase:
             checked = checked[:1].upper() + checked[1:]
-        if _usable_object(obj) and (rule.check is None or rule.check(checked)):
+        if usable_object(obj) and (rule.check is None or rule.check(checked)):
             yield _draft(rule, m, obj, ctx, negation)
 
 
@@ -363,7 +302,7 @@ def _placed_facts(clause: str, placed: Placed, ctx: _Context) -> list[FactDraft]
     if placed.scope is Scope.USER:
         return _clause_facts(placed.text, ctx)
     naming = _apply_rules(clause, ctx, Negation.NONE, hp.NAMING_RULES) if placed.person else []
-    if placed.scope is Scope.SKIP:
+    if placed.scope is Scope.SKIP or placed.person is None:  # a clause about someone else always names them
         return naming
     return naming + _clause_facts(placed.text, _person_context(placed.person, ctx))
 
@@ -418,59 +357,3 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user") -
             if draft.predicate == "allergy" or normalise(draft.object) not in found:
                 drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)
     return tuple(drafts.values())
-
-
-# -- adjudication --------------------------------------------------------------------
-
-_ARTICLES = re.compile(r"\b(?:the|a|an|my|our)\b", re.I)
-_PREDICATE_ALIASES = {"location": "lives_in", "city": "lives_in", "residence": "lives_in", "home_city": "lives_in",
-                      "current_city": "lives_in", "employer": "works_at", "company": "works_at",
-                      "workplace": "works_at", "occupation": "job_title", "job": "job_title", "role": "job_title",
-                      "profession": "job_title", "full_name": "name", "project": "project_name",
-                      "allergies": "allergy", "hobbies": "hobby"}
-
-
-def normalise(value: str) -> str:
-    """Case, articles, punctuation and spacing do not make a different value."""
-    return " ".join(re.findall(r"[\w+#]+", _ARTICLES.sub(" ", value.lower())))
-
-
-def canonical_predicate(predicate: str) -> str:
-    key = re.sub(r"[^a-z0-9]+", "_", predicate.lower()).strip("_")
-    key = re.sub(r"^favou?rite_", "prefers_", key)
-    return _PREDICATE_ALIASES.get(key, key)
-
-
-def _objects_overlap(a: str, b: str) -> bool:
-    """Same value, or one names the other ("Acme" vs "Acme Corp")."""
-    wa, wb = set(normalise(a).split()), set(normalise(b).split())
-    return bool(wa and wb) and (wa <= wb or wb <= wa)
-
-
-def _same_attribute(new: FactDraft, old: Belief) -> bool:
-    """A revised topic preference replaces a bare like of the same topic ("likes coffee")."""
-    new_predicate, old_predicate = canonical_predicate(new.predicate), canonical_predicate(old.predicate)
-    if not (new.revision and new_predicate.startswith("prefers_") and old_predicate in ("likes", "prefers")):
-        return False
-    topic = new_predicate.removeprefix("prefers_")
-    words = normalise(old.object).split()
-    return bool(words) and all(hp.topic_of(w) == topic for w in words)
-
-
-def verdict_for(new: FactDraft, old: Belief) -> Verdict:
-    """Conservative: anything not clearly the same attribute coexists."""
-    if new.subject.strip().lower() != old.subject.strip().lower():
-        return Verdict.COEXIST
-    same_predicate = canonical_predicate(new.predicate) == canonical_predicate(old.predicate)
-    if new.negated:
-        return Verdict.SUPERSEDE if same_predicate and _objects_overlap(new.object, old.object) else Verdict.COEXIST
-    if same_predicate and normalise(new.object) == normalise(old.object):
-        return Verdict.DISCARD
-    if same_predicate:
-        single = new.cardinality is Cardinality.ONE and old.cardinality is Cardinality.ONE
-        return Verdict.SUPERSEDE if single else Verdict.COEXIST
-    return Verdict.SUPERSEDE if _same_attribute(new, old) else Verdict.COEXIST
-
-
-def adjudicate(new: FactDraft, candidates: Sequence[Belief]) -> dict:
-    return {"verdicts": [{"id": b.id, "verdict": verdict_for(new, b).value} for b in candidates]}

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engram_core.adapters.offline import patterns as hp
+from engram_core.adapters.offline.checks import DATE_WORDS
 from engram_core.adapters.offline.heuristics import CRITICAL, FIRST_PERSON, QUESTION_START, extract_facts, sentences
 
 # -- importance ----------------------------------------------------------------------
@@ -42,7 +42,7 @@ def importance_features(text: str) -> ImportanceFeatures:
         smalltalk=not facts and _is_smalltalk(text),
         question=text.strip().endswith("?") or QUESTION_START.match(text.strip()) is not None,
         personal=FIRST_PERSON.search(text) is not None,
-        dated=hp.DATE_WORDS.search(text) is not None,
+        dated=DATE_WORDS.search(text) is not None,
         critical=CRITICAL.search(text) is not None and not text.strip().endswith("?"),
         fact_importance=max((f.importance for f in facts), default=0.0))
 
@@ -109,7 +109,7 @@ def _duplicate_groups(memories: Sequence[tuple[str, str, float]]) -> list[list[t
     return [g for _, g in groups if len(g) > 1]
 
 
-def _merge_action(group: list[tuple[str, str, float]]) -> dict:
+def _merge_action(group: list[tuple[str, str, float]]) -> dict[str, object]:
     keeper = max(group, key=lambda m: (m[2], len(m[1])))
     critical = any(CRITICAL.search(text) for _, text, _ in group)
     importance = max(max(m[2] for m in group), CRITICAL_IMPORTANCE if critical else 0.0)
@@ -117,7 +117,7 @@ def _merge_action(group: list[tuple[str, str, float]]) -> dict:
             "reason": f"near-duplicates (word overlap >= {DUPLICATE_JACCARD})"}
 
 
-def _single_action(memory_id: str, text: str, importance: float) -> dict | None:
+def _single_action(memory_id: str, text: str, importance: float) -> dict[str, object] | None:
     if CRITICAL.search(text) and importance < 0.9:
         return {"action": "reimportance", "ids": [memory_id], "importance": CRITICAL_IMPORTANCE,
                 "reason": "mentions allergy, health or safety"}
@@ -126,7 +126,7 @@ def _single_action(memory_id: str, text: str, importance: float) -> dict | None:
     return None
 
 
-def propose_dream(memories: Sequence[tuple[str, str, float]]) -> dict:
+def propose_dream(memories: Sequence[tuple[str, str, float]]) -> dict[str, object]:
     """Merges of near-duplicates, forgets of trivia, and importance raises for safety facts."""
     groups = _duplicate_groups(memories)
     merged = {m[0] for g in groups for m in g}

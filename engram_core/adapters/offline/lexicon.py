@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from engram_core.core.topics import TOPIC_ALIASES
+
 
 def words(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -93,9 +95,6 @@ TOPIC_LEXICON: dict[str, frozenset[str]] = {
                            "video_calls zoom"),
     "season": words("spring summer autumn fall winter"),
 }
-TOPIC_ALIASES = {"drinks": "drink", "beverage": "drink", "dish": "food", "meal": "food", "color": "colour",
-                 "movie": "film", "tv_show": "show", "series": "show", "genre": "music", "music_genre": "music",
-                 "cuisine": "food", "snack": "food", "dessert": "food", "musician": "artist"}
 # Temporal and hedging words said around a topic ("my favourite dish these days"): never part of it.
 TOPIC_HEDGES = re.compile(
     r"\b(?:these\s+days|nowadays|lately|recently|(?:right\s+|just\s+|for\s+)?now|currently|at\s+the\s+moment|"

@@ -12,7 +12,8 @@ from dataclasses import asdict
 from datetime import datetime
 from enum import Enum
 
-from engram_core.adapters.offline import heuristics, judge as heuristics_judge
+from engram_core.adapters.offline import heuristics, judge
+from engram_core.adapters.offline.adjudicate import adjudicate
 from engram_core.core.model import Belief, FactDraft
 
 # Speakers whose words are not facts about a person.
@@ -20,7 +21,7 @@ _NOT_A_PERSON = frozenset({"assistant", "system", "ai", "bot", "tool"})
 _THE_USER = frozenset({"", "user", "human", "me"})
 
 
-def draft_to_json(draft: FactDraft) -> dict:
+def draft_to_json(draft: FactDraft) -> dict[str, object]:
     """Every FactDraft field, enums as their string values."""
     return {key: value.value if isinstance(value, Enum) else value for key, value in asdict(draft).items()}
 
@@ -43,17 +44,17 @@ class OfflineLLM:
     def assess(self, text: str, speaker: str, occurred_at: datetime) -> str:
         who = subject_for(speaker)
         facts = heuristics.extract_facts(text, *who) if who else ()
-        importance = heuristics_judge.score_importance(text)
+        importance = judge.score_importance(text)
         return json.dumps({"importance": importance, "facts": [draft_to_json(f) for f in facts]})
 
     def adjudicate(self, new_fact: FactDraft, candidates: Sequence[Belief]) -> str:
-        return json.dumps(heuristics.adjudicate(new_fact, candidates))
+        return json.dumps(adjudicate(new_fact, candidates))
 
     def summarise(self, texts: Sequence[str]) -> str:
-        return json.dumps({"gist": heuristics_judge.summarise(texts)})
+        return json.dumps({"gist": judge.summarise(texts)})
 
     def propose_dream(self, memories: Sequence[tuple[str, str, float]]) -> str:
-        return json.dumps(heuristics_judge.propose_dream(memories))
+        return json.dumps(judge.propose_dream(memories))
 
     def reply(self, message: str, memory_block: str) -> str:
-        return heuristics_judge.offline_reply(message, memory_block)
+        return judge.offline_reply(message, memory_block)

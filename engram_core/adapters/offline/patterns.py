@@ -8,13 +8,13 @@ regex compiled once, case-insensitive, whose ``obj`` group is the fact's object;
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from engram_core.adapters.offline.lexicon import (  # noqa: F401 (re-exported: the rules' vocabulary)
-    LANGUAGES, NATIONALITIES, NON_OCCUPATIONS, NOT_NAMES, OCCUPATION_SUFFIX, OCCUPATIONS, PETS, REL_ALIASES,
-    TECH_SKILLS, TOPIC_ALIASES, TOPIC_HEDGES, TOPIC_LEXICON, relation_predicate, topic_of, topic_slug, words,
+from engram_core.adapters.offline.checks import (
+    NOT_EMPLOYERS, NOT_PLAYED, NOT_WORKED_ON, SKILL_WORDS, Check, capitalised, could_be_a_name, dated,
+    first_word_not_in, is_occupation, one_of, plausible_age,
 )
+from engram_core.adapters.offline.lexicon import LANGUAGES, NATIONALITIES, NOT_NAMES, OCCUPATIONS, topic_of
 from engram_core.core.model import Cardinality, MemoryKind
 
 ONE, MANY = Cardinality.ONE, Cardinality.MANY
@@ -124,69 +124,6 @@ def name(group: str = "obj", digits: bool = False, any_case: bool = False) -> st
             r"{0,3}))")
 
 
-# -- checks on a rule's cleaned object (or on another group, see Rule.check_group) ----
-
-Check = Callable[[str], bool]
-# "I work at night", "I work for a living" name a schedule, not an employer.
-# "I'm running late", "I'm running errands": a state or an errand, not a piece of work.
-NOT_WORKED_ON = frozenset("late behind early low out away around errands on a an".split())
-NOT_EMPLOYERS = frozenset({"night", "nights", "home", "weekends", "the weekend", "a living", "the moment"})
-NOT_PLAYED = words("with around along it them safe dumb nice fair hard by for a an games")
-SKILL_WORDS = TECH_SKILLS | LANGUAGES | {"first aid"}
-
-
-_NOT_A_ROLE_START = frozenset("bit kind sort lot total real huge big little complete bit".split())
-_STATE_SUFFIX = re.compile(r"(?:ed|ing|ful|ous|ive|less|able|ible|ish|based|y)$")
-_NAMES_ENDING_IN_Y = frozenset("amy lucy andy emily bobby sally molly billy jimmy tony harry henry mary judy "
-                               "kelly betty cathy danny freddy jenny kathy lily mandy nancy penny sophy teddy "
-                               "wendy rudy ricky roy jay guy ray troy joy".split())
-
-
-def could_be_a_name(obj: str) -> bool:
-    """Not a word for a state or an activity: "I'm Tired", "I'm Starving", "I'm Lisbon-based"."""
-    first = obj.split()[0].lower()
-    if first in NOT_NAMES:
-        return False
-    return first in _NAMES_ENDING_IN_Y or _STATE_SUFFIX.search(first) is None
-
-
-def is_occupation(role: str) -> bool:
-    role = re.split(r"\s+(?:on|in)\s+(?:the|a)\s+", role, maxsplit=1)[0]  # "a nurse on the cardiac ward"
-    words = role.lower().split()
-    if not words or len(words) > 4 or words[-1] in NON_OCCUPATIONS or words[0] in NON_OCCUPATIONS:
-        return False
-    if words[0] in _NOT_A_ROLE_START:
-        return False
-    return words[-1] in OCCUPATIONS or OCCUPATION_SUFFIX.search(words[-1]) is not None
-
-
-def capitalised(obj: str) -> bool:
-    return re.sub(r"^the\s+", "", obj, flags=re.I)[:1].isupper()
-
-
-def one_of(words: frozenset[str]) -> Check:
-    return lambda obj: obj.lower() in words
-
-
-def first_word_not_in(words: frozenset[str]) -> Check:
-    return lambda obj: obj.split()[0].lower() not in words
-
-
-def plausible_age(obj: str) -> bool:
-    return obj.isdigit() and 1 <= int(obj) <= 120
-
-
-def dated(obj: str) -> bool:
-    return DATE_WORDS.search(obj) is not None and not obj.lower().startswith("birthday")
-
-
-DATE_WORDS = re.compile(
-    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|"
-    r"dec)[a-z]*\.?\s+\d|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
-    r"dec)[a-z]*\b|\b(?:tomorrow|tonight|yesterday|next\s+(?:week|month|year|weekend)|last\s+(?:week|month|"
-    r"year|weekend|night)|this\s+(?:week|weekend|month|evening|afternoon|morning)|in\s+\d+\s+(?:days|weeks|"
-    r"months))\b|\b\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|\b\d{4}-\d\d-\d\d\b|\b\d{1,2}/\d{1,2}\b", re.I)
-
 # -- the rule table ------------------------------------------------------------------
 
 
@@ -266,7 +203,8 @@ _HOME_AND_WORK = (
                          + OBJ)),
     Rule("works_at", _rx(IM_OR_BEEN + r"an?\s+(?P<role>[a-z][a-z -]*?)\s+(?:at|for)\s+" + OBJ), check=is_occupation,
          check_group="role"),
-    Rule("job_title", _rx(r"\bI(?:'m|\s+am|m)?\s+" + ADV + r"(?:work(?:ing)?(?:\s+(?:now\s+)?(?:at|for|in)\s+[^,]*?)?|employed|"
+    Rule("job_title", _rx(r"\bI(?:'m|\s+am|m)?\s+" + ADV
+                          + r"(?:work(?:ing)?(?:\s+(?:now\s+)?(?:at|for|in)\s+[^,]*?)?|employed|"
                           r"hired|started|joined\s+[^,]*?)\s+as\s+(?:an?\s+|the\s+)?" + ROLE)),
     Rule("job_title", _rx(r"\bmy\s+(?:job(?:\s+title)?|role|position|profession|occupation)\s+is\s+(?:an?\s+)?"
                           + ROLE)),

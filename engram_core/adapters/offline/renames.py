@@ -24,7 +24,10 @@ def _patterns(name: str) -> tuple[tuple[re.Pattern[str], str], ...]:
     old, new = name.replace("(?-i:", "(?P<old>(?-i:", 1) + ")", name.replace("(?-i:", "(?P<new>(?-i:", 1) + ")"
     if not name.startswith("(?-i:"):
         old, new = f"(?P<old>{name})", f"(?P<new>{name})"
-    rename = lambda text: re.compile(text, re.I)  # noqa: E731
+
+    def rename(text: str) -> re.Pattern[str]:
+        return re.compile(text, re.I)
+
     return (
         (rename(old + r"(?:'s)?\s+(?:official\s+|new\s+)?name\s+is\s+now\s+" + new + _END), "corrects"),
         (rename(old + r"(?:\s+" + _THINGS + r")?\s+(?:is|has been|got|was)\s+(?:now\s+)?(?:officially\s+)?"
@@ -36,8 +39,9 @@ def _patterns(name: str) -> tuple[tuple[re.Pattern[str], str], ...]:
         (rename(old + r"\s+got\s+a\s+new\s+name:?\s+(?:it'?s\s+)?" + new + _END), "corrects"),
         (rename(r"\b(?:renamed|rebranded)\s+(?:the|my|our)\s+" + _THINGS + r"\b.*?\b(?:it'?s|it\s+is|now)\s+"
                 + new + _END), "{thing}_name"),
-        (rename(r"\b(?:my|our)\s+" + _THINGS + r"\s+has\s+(?:now\s+)?(?:a\s+|another\s+|a\s+new\s+)?(?:new\s+)?name:?\s+"
-                + new + _END), "{thing}_name"),
+        (rename(r"\b(?:my|our)\s+" + _THINGS
+                + r"\s+has\s+(?:now\s+)?(?:a\s+|another\s+|a\s+new\s+)?(?:new\s+)?name:?\s+" + new + _END),
+         "{thing}_name"),
         (rename(r"\bnew\s+name\s+for\s+(?:the|my|our)\s+" + _THINGS + r":?\s+" + new + _END), "{thing}_name"),
         (rename(r"\b(?:an?|my|our)\s+" + _THINGS + r"\s+(?:with|under|by)\s+(?:the\s+)?name\s+" + new + _END),
          "{thing}_name"),
@@ -45,7 +49,8 @@ def _patterns(name: str) -> tuple[tuple[re.Pattern[str], str], ...]:
 
 
 # "Our project ECHO is now ABYSS": only between capitalised names ("Madrid is now home" renames nothing).
-_IS_NOW = (re.compile(r"(?P<old>" + _CAP + r")\s+is\s+now\s+(?:officially\s+)?(?P<new>" + _CAP + r")" + _END), "corrects")
+_IS_NOW = (re.compile(r"(?P<old>" + _CAP + r")\s+is\s+now\s+(?:officially\s+)?(?P<new>" + _CAP + r")" + _END),
+           "corrects")
 _CAPITALISED, _LOWERCASE = (*_patterns(_CAP), _IS_NOW), _patterns(_ANY)
 
 

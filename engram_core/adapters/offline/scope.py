@@ -127,6 +127,8 @@ def person_for(rel: str | None, name: str | None) -> Person:
         key = _PEOPLE.get(" ".join(rel.lower().split()), " ".join(rel.lower().split()))
         key = _PEOPLE.get(key, key)
         return Person(key, f"The user's {key}")
+    if name is None:
+        raise ValueError("a person is named by a relation or by a name")
     return Person(name.lower(), name)
 
 
@@ -170,8 +172,8 @@ def first_person(rest: str, contraction: str | None = None) -> str:
         words[i] = _base_verb(word)
         break
     text = "I " + " ".join(words)
-    text = re.sub(r"\b(and|but|then)\s+(?!is\b|was\b|has\b)(\w+s)\b", lambda m: f"{m.group(1)} {_base_verb(m.group(2))}",
-                  text)  # "graduated and works at Infosys" -> "... and work at Infosys"
+    text = re.sub(r"\b(and|but|then)\s+(?!is\b|was\b|has\b)(\w+s)\b",  # "graduated and works at" -> "... and work at"
+                  lambda m: f"{m.group(1)} {_base_verb(m.group(2))}", text)
     text = text.replace("I 'm ", "I'm ").replace("I 've ", "I've ").replace("I 'd ", "I'd ").replace("I 'll ", "I'll ")
     for pattern, replacement in _OBJECT_PRONOUNS:
         text = pattern.sub(replacement, text)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 
+from engram_core.adapters.offline.checks import capitalised
 from engram_core.adapters.offline.patterns import (
-    ADV, DIETS, FACT, I_, IM, MANY, OBJ, ONE, WE, PredicateSpec, Rule, capitalised, name,
+    ADV, DIETS, FACT, I_, IM, MANY, OBJ, ONE, WE, PredicateSpec, Rule, name,
 )
 
 _ADV_DIET = r"(?:(?:fully|full|completely|totally|100%|strictly|now|officially|basically)\s+)*"
@@ -46,8 +47,8 @@ def _school(obj: str) -> bool:
 
 
 _HOME = (
-    Rule("lives_in", _rx(r"\b(?:I|we)\s+" + ADV + r"call\s+(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+home\b"),
-         revision=True),
+    Rule("lives_in", _rx(r"\b(?:I|we)\s+" + ADV
+                         + r"call\s+(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+home\b"), revision=True),
     Rule("lives_in", _rx(r"(?:^|\bmy\s+)(?:new\s+)?home(?:\s+city|\s+town)?\s+is\s+(?:now\s+)?(?:in\s+)?" + OBJ),
          check=lambda o: capitalised(o) and not _school(o), first_person=False),
     Rule("lives_in", _rx(r"^(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))(?:'s|\s+is)\s+(?:my\s+)?(?:new\s+)?"
@@ -98,8 +99,9 @@ _NAMES_OF_THINGS = (
     Rule("{thing}_name", _rx(r"\b(?:my|our)\s+(?:little\s+|new\s+|side\s+)?" + _THINGS + r"(?:'s\s+name|\s+name)?"
                              r"(?:\s+is|'s)\s+(?:now\s+)?(?:called\s+|named\s+)?" + name(digits=True)),
          first_person=False),
-    Rule("{thing}_name", _rx(r"\b(?:the|my|our)\s+(?:\w+\s+)?" + _THINGS + r"\s+(?:is|are)\s+now\s+(?:called\s+|named\s+)?"
-                             + name(digits=True)), revision=True, first_person=False),
+    Rule("{thing}_name", _rx(r"\b(?:the|my|our)\s+(?:\w+\s+)?" + _THINGS
+                             + r"\s+(?:is|are)\s+now\s+(?:called\s+|named\s+)?" + name(digits=True)),
+         revision=True, first_person=False),
     Rule("{thing}_name", _rx(r"\b(?:renamed|rebranded|rename|rebrand)\s+(?:the|my|our)\s+" + _THINGS
                              + r"\s+(?:to|as)\s+" + OBJ), revision=True, first_person=False, check=capitalised),
     Rule("{thing}_name", _rx(r"\bchanged\s+(?:the|my|our)\s+" + _THINGS + r"(?:'s)?\s+name\s+to\s+" + OBJ),

@@ -7,23 +7,34 @@ that restates the same slot (the same person, and close in meaning: the embeddin
 and carries a change cue ("now", "anymore", "switched", "no longer", "gave up", "started") keeps the
 older one out of the block. Memories flagged as possibly stale (``dependents``) are ranked lower.
 
-Pure apart from one read of the open reviews; recall calls ``apply`` once on its candidate pool.
+Pure: recall applies them once to its candidate pool, with the open reviews it reads.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Protocol, Self, TypeVar
 
 import numpy as np
 
 from engram_core.core.chattext import normalise_chat
-from engram_core.core.model import Cardinality, Memory, MemoryKind
+from engram_core.core.model import Belief, Cardinality, Memory, MemoryKind
 
-if TYPE_CHECKING:
-    from engram_core.core.index import ActiveIndex
-    from engram_core.usecases.runtime import Runtime
+
+class Scored(Protocol):
+    """A recall candidate: its memory and its score (a named tuple, so ``_replace`` makes a changed copy)."""
+
+    @property
+    def memory(self) -> Memory: ...
+
+    @property
+    def score(self) -> float: ...
+
+    def _replace(self, *, score: float) -> Self: ...
+
+
+S = TypeVar("S", bound=Scored)
 
 CHANGE_CUE = re.compile(
     r"\b(?:now|anymore|any\s+more|any\s+longer|no\s+longer|switched|gave\s+up|given\s+up|started|moved|"
@@ -70,7 +81,7 @@ def states_a_change(memory: Memory) -> bool:
             and not text.rstrip().endswith("?"))
 
 
-def _retirable(memory: Memory, belief: Any) -> bool:
+def _retirable(memory: Memory, belief: Belief | None) -> bool:
     """Raw episodes, and single-valued facts the ledger may have missed; never a critical memory."""
     if memory.critical:
         return False
@@ -79,7 +90,7 @@ def _retirable(memory: Memory, belief: Any) -> bool:
     return memory.kind is MemoryKind.FACT and belief is not None and belief.cardinality is Cardinality.ONE
 
 
-def restated(memories: list[tuple[Memory, Any]], vectors: np.ndarray, least_similarity: float) -> set[str]:
+def restated(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray, least_similarity: float) -> set[str]:
     """Ids of memories a newer, change-cued memory of the same person and slot restates (pure)."""
     newer = [i for i, (m, _) in enumerate(memories) if states_a_change(m)]
     if not newer:
@@ -99,18 +110,6 @@ def restated(memories: list[tuple[Memory, Any]], vectors: np.ndarray, least_simi
     return drop
 
 
-def demoted(candidates: list[Any], flagged: dict[str, str], factor: float) -> list[Any]:
+def demoted(candidates: list[S], flagged: Mapping[str, str], factor: float) -> list[S]:
     """Candidates (named tuples with ``memory`` and ``score``), the flagged ones' scores times ``factor``."""
     return [c._replace(score=round(c.score * factor, 6)) if c.memory.id in flagged else c for c in candidates]
-
-
-def apply(rt: Runtime, index: ActiveIndex, pool: Any) -> Any:
-    """Recall's pool without the restated memories, possibly stale ones ranked lower."""
-    candidates = pool.candidates
-    if not candidates:
-        return pool
-    vectors = index.vectors[[c.position for c in candidates]]
-    drop = restated([(c.memory, c.entry.belief) for c in candidates], vectors, rt.config.restatement_similarity)
-    kept = demoted([c for c in candidates if c.memory.id not in drop], rt.store.possibly_stale(),
-                   rt.config.possibly_stale_factor)
-    return replace(pool, candidates=kept)

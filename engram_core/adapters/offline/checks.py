@@ -1,0 +1,71 @@
+"""Checks on a rule's cleaned object (pure): could it be a name, an occupation, an age, a date?"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from engram_core.adapters.offline.lexicon import (
+    LANGUAGES, NON_OCCUPATIONS, NOT_NAMES, OCCUPATION_SUFFIX, OCCUPATIONS, TECH_SKILLS, words,
+)
+
+Check = Callable[[str], bool]
+# "I work at night", "I work for a living" name a schedule, not an employer.
+# "I'm running late", "I'm running errands": a state or an errand, not a piece of work.
+NOT_WORKED_ON = frozenset("late behind early low out away around errands on a an".split())
+NOT_EMPLOYERS = frozenset({"night", "nights", "home", "weekends", "the weekend", "a living", "the moment"})
+NOT_PLAYED = words("with around along it them safe dumb nice fair hard by for a an games")
+SKILL_WORDS = TECH_SKILLS | LANGUAGES | {"first aid"}
+
+
+_NOT_A_ROLE_START = frozenset("bit kind sort lot total real huge big little complete bit".split())
+_STATE_SUFFIX = re.compile(r"(?:ed|ing|ful|ous|ive|less|able|ible|ish|based|y)$")
+_NAMES_ENDING_IN_Y = frozenset("amy lucy andy emily bobby sally molly billy jimmy tony harry henry mary judy "
+                               "kelly betty cathy danny freddy jenny kathy lily mandy nancy penny sophy teddy "
+                               "wendy rudy ricky roy jay guy ray troy joy".split())
+
+
+def could_be_a_name(obj: str) -> bool:
+    """Not a word for a state or an activity: "I'm Tired", "I'm Starving", "I'm Lisbon-based"."""
+    first = obj.split()[0].lower()
+    if first in NOT_NAMES:
+        return False
+    return first in _NAMES_ENDING_IN_Y or _STATE_SUFFIX.search(first) is None
+
+
+def is_occupation(role: str) -> bool:
+    role = re.split(r"\s+(?:on|in)\s+(?:the|a)\s+", role, maxsplit=1)[0]  # "a nurse on the cardiac ward"
+    words = role.lower().split()
+    if not words or len(words) > 4 or words[-1] in NON_OCCUPATIONS or words[0] in NON_OCCUPATIONS:
+        return False
+    if words[0] in _NOT_A_ROLE_START:
+        return False
+    return words[-1] in OCCUPATIONS or OCCUPATION_SUFFIX.search(words[-1]) is not None
+
+
+def capitalised(obj: str) -> bool:
+    return re.sub(r"^the\s+", "", obj, flags=re.I)[:1].isupper()
+
+
+def one_of(words: frozenset[str]) -> Check:
+    return lambda obj: obj.lower() in words
+
+
+def first_word_not_in(words: frozenset[str]) -> Check:
+    return lambda obj: obj.split()[0].lower() not in words
+
+
+def plausible_age(obj: str) -> bool:
+    return obj.isdigit() and 1 <= int(obj) <= 120
+
+
+def dated(obj: str) -> bool:
+    return DATE_WORDS.search(obj) is not None and not obj.lower().startswith("birthday")
+
+
+DATE_WORDS = re.compile(
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|"
+    r"dec)[a-z]*\.?\s+\d|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
+    r"dec)[a-z]*\b|\b(?:tomorrow|tonight|yesterday|next\s+(?:week|month|year|weekend)|last\s+(?:week|month|"
+    r"year|weekend|night)|this\s+(?:week|weekend|month|evening|afternoon|morning)|in\s+\d+\s+(?:days|weeks|"
+    r"months))\b|\b\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|\b\d{4}-\d\d-\d\d\b|\b\d{1,2}/\d{1,2}\b", re.I)
