@@ -132,7 +132,7 @@ def _pick(rng: random.Random) -> str:
     return MIX[-1][0]
 
 
-def _client_loop(index: int, ports: list[int], tenants: list[str], budget: "Budget", tally: Tally,
+def _client_loop(index: int, ports: list[int], tenants: list[str], budget: Budget, tally: Tally,
                  routes: tuple[str, ...] | None = None) -> None:
     rng = random.Random(1000 + index)
     server = index % len(ports)
@@ -209,7 +209,8 @@ def _servers(location: str, extra: dict[str, str], tenants: list[str], embedder:
                    "ENGRAM_SNAPSHOT_MAX_ATTEMPTS": "40", "ENGRAM_SNAPSHOT_CACHE_DIR": str(workdir / f"cache-{n}")}
             processes.append(subprocess.Popen(
                 [sys.executable, "-m", "engram_core.cli.main", "serve", "--host", "127.0.0.1", "--port", str(port),
-                 "--store", location], env=env, stdout=subprocess.DEVNULL, stderr=open(workdir / f"serve-{n}.log", "w")))
+                 "--store", location], env=env, stdout=subprocess.DEVNULL,
+                stderr=open(workdir / f"serve-{n}.log", "w")))
             ports.append(port)
         for port, process in zip(ports, processes, strict=True):
             _wait_healthy(port, process)

@@ -62,13 +62,14 @@ KNOWN_WRONG_WAY = {
     ("engram_core.usecases.metering", "engram_core.adapters.sqlite_store"): STORE_PORT,
     ("engram_core.usecases.runtime", "engram_core.adapters.sqlite_store"): STORE_PORT,
 }
-SNAPSHOTTER = "the snapshotter is being rewritten for delta generations; it is split and untangled after that lands"
+SNAPSHOTTER = ("the delta-generation snapshotter hands compaction and its working copies to helper modules that "
+               "take it as a concrete class; a port for those roles untangles it")
 KNOWN_CYCLES = {
-    ("engram_core.snapshots.admin", "engram_core.snapshots.snapshotter"): SNAPSHOTTER,  # collect_garbage's hand-off
+    ("engram_core.snapshots.admin", "engram_core.snapshots.compaction", "engram_core.snapshots.heads",
+     "engram_core.snapshots.snapshotter"): SNAPSHOTTER,  # collect_garbage's hand-off; compaction and heads type it
 }
 KNOWN_LONG = {
     "engram_core.adapters.sqlite_store": STORE_PORT + "; the port's groups split it",
-    "engram_core.snapshots.snapshotter": SNAPSHOTTER,
 }
 
 

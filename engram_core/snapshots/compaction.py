@@ -27,7 +27,7 @@ log = logging.getLogger("engram.snapshots")
 RAW_TO_SEALED = 4
 
 
-def sealed_commit(owner: "Snapshotter", checkout: "Checkout", delta: pages.PageDelta | None) -> Sealed | SealedDelta:
+def sealed_commit(owner: Snapshotter, checkout: Checkout, delta: pages.PageDelta | None) -> Sealed | SealedDelta:
     """A delta when the change is small and follows from the newest generation; else the whole file."""
     base, policy = checkout.base, owner.compaction
     follows = delta is not None and base.generation > 0 and base.next_generation == base.generation + 1
@@ -46,7 +46,7 @@ def lineage_after(target: int, sealed: Sealed | SealedDelta) -> Lineage:
     return Lineage(target, sealed.sha256, target, base_bytes=len(sealed.payload))
 
 
-def compact(owner: "Snapshotter", tenant: str) -> int | None:
+def compact(owner: Snapshotter, tenant: str) -> int | None:
     """Write the newest state whole as the next generation when the newest is a delta; its number, or None
     when there was nothing to compact (or other writers kept winning: their commits carry on the chain)."""
     keys = TenantKeys(tenant)

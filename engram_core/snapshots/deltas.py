@@ -33,7 +33,7 @@ class CompactionPolicy:
     max_chain: int = 32
     max_share: float = 0.5
 
-    def wants_full(self, parent: "Lineage", delta_bytes: int) -> bool:
+    def wants_full(self, parent: Lineage, delta_bytes: int) -> bool:
         return (parent.chain + 1 > self.max_chain
                 or parent.chain_bytes + delta_bytes > self.max_share * parent.base_bytes)
 
@@ -53,7 +53,7 @@ class Lineage:
     def is_full(self) -> bool:
         return self.chain == 0
 
-    def after(self, generation: int, sha256: str, size: int) -> "Lineage":
+    def after(self, generation: int, sha256: str, size: int) -> Lineage:
         return Lineage(generation, sha256, self.base, self.chain + 1, self.chain_bytes + size, self.base_bytes)
 
 

@@ -94,7 +94,7 @@ class Heads:
             shutil.rmtree(head.workdir, ignore_errors=True)
 
 
-def head_checkout(owner: "Snapshotter", tenant: str) -> "Checkout | None":
+def head_checkout(owner: Snapshotter, tenant: str) -> Checkout | None:
     """A checkout on the tenant's head when it is the newest generation or can be brought up to it with
     deltas; None (and the head gone) otherwise."""
     from engram_core.snapshots.snapshotter import Base, Checkout
@@ -126,7 +126,7 @@ def _size(path: Path) -> int:
         return 0
 
 
-def take_back(checkout: "Checkout") -> None:
+def take_back(checkout: Checkout) -> None:
     """After a lost race: undo the operation's pages, so the file is its base generation again and stays on
     as the head (the next attempt brings it up to the winner's generation with the winner's delta)."""
     if checkout.captured is not None:

@@ -4,9 +4,9 @@
 
 ``run`` loads the newest good generation (this process's head, else the warm cache: one listing to
 check it still exists and nothing newer does), opens a private working copy, runs the operation, and,
-if it changed anything, writes generation N+1 create-only (a delta when it can: deltas.py). A writer that loses the race reloads and re-applies its
-operation, with jittered backoff, up to a bounded number of attempts; then
-it raises BusyError and nothing was written. Read-only operations never
+if it changed anything, writes generation N+1 create-only (a delta when it can: deltas.py). A writer
+that loses the race reloads and re-applies its operation, with jittered backoff, up to a bounded number of
+attempts; then it raises BusyError and nothing was written. Read-only operations never
 write a generation.
 """
 
@@ -165,7 +165,8 @@ class Snapshotter:
         self.retention = retention or RetentionPolicy()
         self.retry = retry or RetryPolicy()
         self.counters = Counters()
-        self.open_engine, self.compression_level, self._sleep, self._clock = open_engine, compression_level, sleep, clock
+        self.open_engine, self.compression_level = open_engine, compression_level
+        self._sleep, self._clock = sleep, clock
         self._rng = rng or random.Random()
         self.chains = ChainLoader(store, cache, clock, lambda: self.counters.bump("quarantined"))
         self.compaction = compaction or CompactionPolicy()
