@@ -275,6 +275,15 @@ class WriteResult:
 
 
 @dataclass(frozen=True)
+class MemoryDetail:
+    """A memory with the messages it came from and the whole history of the beliefs it states."""
+
+    memory: Memory
+    provenance: tuple[Message, ...]
+    beliefs: tuple[Belief, ...]
+
+
+@dataclass(frozen=True)
 class DreamAction:
     action: str  # "merge" | "forget" | "reimportance" | "confirm" (keep a possibly stale memory as it is)
     memory_ids: tuple[str, ...]

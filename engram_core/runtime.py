@@ -9,12 +9,11 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.config import EngineConfig
 from engram_core.errors import EmbeddingMismatchError, ProviderError
 from engram_core.index import ActiveIndex
 from engram_core.model import Belief, Event, EventKind, Memory, ModelCall, Scalar
-from engram_core.ports import LLM, Clock, Embedder, TokenCounter, UsageSource
+from engram_core.ports import LLM, Clock, Embedder, TenantStore, TokenCounter, UsageSource
 from engram_core.timeutil import stored_offset
 
 CLOCK_OFFSET_KEY = "clock_offset_seconds"
@@ -31,7 +30,7 @@ _MAX_LABEL_VECTORS = 4096
 
 @dataclass
 class Runtime:
-    store: SqliteStore
+    store: TenantStore
     embedder: Embedder
     llm: LLM
     tokens: TokenCounter

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Response
 
 from engram_core.views import event_view, proposal_view, write_view
+from engram_core.engine import Engine
 from functions import schedule
 from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, shape
 from functions.openapi import LIMITED_WRITE_ERRORS
@@ -18,7 +19,7 @@ def consolidate(body: ConsolidateRequest, response: Response, tenant: LimitedTen
                 replay: ReplayDep, service: ServiceDep) -> object:
     """Turn a session's transcript into durable, adjudicated memories."""
 
-    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+    def write(engine: Engine) -> tuple[int, dict]:
         return 200, write_view(engine.consolidate(body.session_id))
 
     return shape(service.write(tenant, write, replay), response)
@@ -29,7 +30,7 @@ def sleep(response: Response, tenant: LimitedTenantDep,
           replay: ReplayDep, service: ServiceDep) -> object:
     """A sleep cycle for the caller's tenant: decay sweep, faded groups become gists."""
 
-    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+    def write(engine: Engine) -> tuple[int, dict]:
         done = engine.sleep()
         schedule.record_sleep(engine, service.clock.now())
         return 200, write_view(done)
@@ -44,7 +45,7 @@ def dream(response: Response, tenant: LimitedTenantDep,
           replay: ReplayDep, service: ServiceDep) -> object:
     """Propose merges, forgets and re-importance. Nothing is applied."""
 
-    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+    def write(engine: Engine) -> tuple[int, dict]:
         return 200, proposal_view(engine.dream())
 
     return shape(service.write(tenant, write, replay), response)
@@ -55,7 +56,7 @@ def dream_apply(body: DreamApplyRequest, response: Response, tenant: LimitedTena
                 replay: ReplayDep, service: ServiceDep) -> object:
     """Apply only the approved action ids, each re-validated against the memories live now."""
 
-    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+    def write(engine: Engine) -> tuple[int, dict]:
         return 200, {"events": [event_view(e) for e in engine.dream_apply(body.proposal_id, body.approved)]}
 
     return shape(service.write(tenant, write, replay), response)

@@ -35,6 +35,7 @@ from engram_core.due_index import DueEntry, due_hour
 from engram_core.errors import EngramError, NotFoundError, ValidationError
 from engram_core.tenancy import check_tenant_id
 from engram_core.timeutil import check_in_range
+from engram_core.engine import Engine
 from functions import schedule
 from functions.deps import ServiceDep, admin_key_scheme
 from functions.errors import AuthError, error_response, status_of
@@ -121,7 +122,7 @@ def _check_timer(service: Service, header_key: str | None) -> None:
 
 
 def _sleep_once(job: SleepJob, period: timedelta):  # noqa: ANN202 - an operation for stores.run
-    def operation(engine) -> dict:  # noqa: ANN001 - Engine
+    def operation(engine: Engine) -> dict:
         if schedule.already_done(engine, job.trigger_time):
             return {"skipped": True, "reason": "done", "gists": 0, "events": 0}
         last = schedule.last_sleep(engine)

@@ -13,6 +13,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from engram_core.errors import ValidationError
 from engram_core.views import belief_view, event_view, recall_view, write_view
+from engram_core.engine import Engine
 from functions.deps import LimitedTenantDep, RecallTenantDep, ReplayDep, ServiceDep, TenantDep, shape
 from functions.openapi import LIMITED_READ_ERRORS, LIMITED_WRITE_ERRORS, READ_ERRORS, WRITE_ERRORS
 from functions.schemas import (
@@ -51,7 +52,7 @@ def remember(body: RememberRequest, response: Response, tenant: LimitedTenantDep
              service: ServiceDep) -> object:
     """Remember explicitly; a caller-set importance bypasses the importance gate."""
 
-    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+    def write(engine: Engine) -> tuple[int, dict]:
         done = engine.remember(body.text, kind=body.kind, importance=body.importance, session_id=body.session_id)
         return 201, write_view(done)
 
@@ -70,7 +71,7 @@ def forget(memory_id: str, response: Response, tenant: TenantDep, replay: Replay
            purge: Annotated[bool, Query(description="Hard delete for privacy.")] = False) -> object:
     """Soft forget (kept for audit); ``purge=true`` deletes text, vector and derived text."""
 
-    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+    def write(engine: Engine) -> tuple[int, dict]:
         return 200, {"events": [event_view(e) for e in engine.forget(memory_id, purge=purge)]}
 
     return shape(service.write(tenant, write, replay), response)
@@ -113,7 +114,7 @@ async def import_lines(request: Request, response: Response, tenant: TenantDep, 
     except UnicodeDecodeError as exc:
         raise ValidationError("the import body must be UTF-8 JSON lines", field="body") from exc
 
-    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+    def write(engine: Engine) -> tuple[int, dict]:
         return 200, {"imported": engine.import_lines(lines)}
 
     return shape(await run_in_threadpool(service.write, tenant, write, replay), response)

@@ -91,12 +91,12 @@ class Service:
 
         def once(engine: Engine) -> WriteOutcome:
             if replay_key is not None:
-                found = idempotency.find(engine.store, replay_key.digest, replay_key.fingerprint)
+                found = idempotency.find(engine.meta, replay_key.digest, replay_key.fingerprint)
                 if found is not None:
                     return WriteOutcome(found.status, found.body, replayed=True)
             status, body = operation(engine)
             if replay_key is not None:
-                idempotency.save(engine.store, replay_key.digest, replay_key.fingerprint,
+                idempotency.save(engine.meta, replay_key.digest, replay_key.fingerprint,
                                  idempotency.Replay(status, body))
             return WriteOutcome(status, body, replayed=False)
 

@@ -26,14 +26,9 @@ def chat_view(turn: ChatTurn, session_id: str, reply_tokens: int, llm: str) -> d
 
 def memory_detail_view(engine: Engine, memory_id: str) -> dict:
     """A memory with the messages it came from and the full history of the beliefs it states."""
-    memory = engine.get_memory(memory_id)
-    messages = [m for m in (engine.store.get_message(mid) for mid in memory.provenance) if m is not None]
-    history = {}
-    for belief in engine.store.beliefs_of_memory(memory.id):
-        for past in engine.history(belief.subject, belief.predicate):
-            history[past.id] = past
-    return {"memory": memory_view(memory), "provenance": [message_view(m) for m in messages],
-            "beliefs": [belief_view(b) for b in history.values()]}
+    detail = engine.memory_detail(memory_id)
+    return {"memory": memory_view(detail.memory), "provenance": [message_view(m) for m in detail.provenance],
+            "beliefs": [belief_view(b) for b in detail.beliefs]}
 
 
 def page_view(memories: list, limit: int, offset: int) -> dict:

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from importlib.util import find_spec
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
@@ -34,6 +35,11 @@ from engram_core.bench.oss_front import LOOPBACK_REGION, create_bucket
 from engram_core.bench.processes import moto_server
 from engram_core.cli.common import handle_errors
 from engram_core.errors import ValidationError
+
+if TYPE_CHECKING:  # the engine loads only when a suite runs
+    from engram_core.engine import Engine
+    from engram_core.model import Memory
+    from engram_core.ports import TenantStore
 
 TENANT = "bench"
 DIM = 512
@@ -66,7 +72,7 @@ def _dense_vector(text: str) -> np.ndarray:
     return vector / np.linalg.norm(vector)
 
 
-def bench_engine(path: Path):  # noqa: ANN201 - Engine
+def bench_engine(path: Path) -> Engine:
     from engram_core.adapters.clock import SystemClock
     from engram_core.adapters.offline_llm import OfflineLLM
     from engram_core.adapters.sqlite_store import SqliteStore
@@ -88,7 +94,7 @@ def bulk_insert(count: int, first: int = 0, seed: int = 7) -> Callable:
     """An operation that writes ``count`` memories the way ``remember`` lays them out (without the model
     work, so that only storage is measured)."""
 
-    def operation(engine) -> None:  # noqa: ANN001
+    def operation(engine: Engine) -> None:
         rng = np.random.default_rng(seed + first)
         with engine.store.transaction():
             engine.store.set_meta("embedder", f"{DenseBenchEmbedder.model_id}:{DIM}")
@@ -98,7 +104,7 @@ def bulk_insert(count: int, first: int = 0, seed: int = 7) -> Callable:
     return operation
 
 
-def _insert_one(store, n: int, text: str) -> None:  # noqa: ANN001 - SqliteStore
+def _insert_one(store: TenantStore, n: int, text: str) -> None:
     from engram_core.model import Embedding, Event, EventKind, Memory, MemoryKind, Message
 
     when = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc) + timedelta(minutes=n)
@@ -113,7 +119,8 @@ def _insert_one(store, n: int, text: str) -> None:  # noqa: ANN001 - SqliteStore
     ])
 
 
-def read_one(engine):  # noqa: ANN001, ANN201 - a point read, as an API handler makes one
+def read_one(engine: Engine) -> Memory:
+    """A point read, as an API handler makes one."""
     return engine.get_memory("mem_00000000")
 
 

@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from engram_core.adapters.sqlite_store import LATEST_SCHEMA
+from engram_core.migrations import LATEST_SCHEMA
 from engram_core.errors import (
     BusyError, CorruptSnapshotError, EngramError, GenerationExistsError, StoreError,
 )
@@ -103,9 +103,10 @@ class Checkout:
     def __init__(self, owner: "Snapshotter", keys: TenantKeys, base: Base, workdir: Path, engine: "Engine") -> None:
         self.owner, self.keys, self.base, self.workdir, self.engine = owner, keys, base, workdir, engine
         # A working copy is scratch until its upload lands: the upload is the durable step, not these writes.
-        engine.store.conn.execute("PRAGMA synchronous = OFF")
-        self._changes_at_open = engine.store.conn.total_changes
-        self._event_seq_at_open = sqlite_files.last_event_seq(engine.store.conn)
+        self.file = engine.working_file
+        self.file.relax_durability()
+        self._changes_at_open = self.file.change_count()
+        self._event_seq_at_open = self.file.last_event_seq()
         self._open = True
 
     @property
@@ -113,14 +114,14 @@ class Checkout:
         return self.workdir / WORKING_FILE
 
     def changed(self) -> bool:
-        return self.engine.store.conn.total_changes != self._changes_at_open
+        return self.file.change_count() != self._changes_at_open
 
     def commit(self) -> CommitResult | None:
         """Write the next generation if the operation changed anything; None if it did not."""
         if not self.changed():
             self.discard()
             return None
-        purge = sqlite_files.purged_since(self.engine.store.conn, self._event_seq_at_open)
+        purge = self.file.purged_since(self._event_seq_at_open)
         self._close_engine()
         return self.owner._commit(self, purge)
 
