@@ -71,12 +71,16 @@ class Context:
         self.embedder = embedder
         self.tenant = tenant
         self._engine = None
+        self._providers = None  # built once per command, for every engine it opens
         self._checkout = None  # set when the store is oss://: the command works on a snapshot checkout
 
     def _open_engine_at(self, path: Path):  # noqa: ANN202 - Engine
         from engram_core import open_engine
+        from engram_core.providers import provider_root
 
-        return open_engine(path, embedder=self.embedder)
+        if self._providers is None:
+            self._providers = provider_root(embedder=self.embedder)
+        return open_engine(path, providers=self._providers.providers())
 
     def engine(self):  # noqa: ANN201 - Engine, imported lazily to keep --help fast
         if self._engine is None:
