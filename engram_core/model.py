@@ -205,6 +205,10 @@ class Belief:
     def is_current(self) -> bool:
         return self.valid_to is None and self.expired_at is None
 
+    @property
+    def current(self) -> bool:
+        return self.is_current()
+
     def valid_at(self, when: datetime) -> bool:
         started = self.valid_from <= when
         not_ended = self.valid_to is None or self.valid_to > when
@@ -290,6 +294,11 @@ class DreamAction:
     importance: float | None = None
     text: str | None = None
     reason: str = ""
+
+
+def action_id(index: int) -> str:
+    """How a proposal names its action at ``index``: ``a1``, ``a2``, ..."""
+    return f"a{index + 1}"
 
 
 @dataclass(frozen=True)

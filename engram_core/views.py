@@ -1,78 +1,167 @@
-"""JSON-ready views of domain values, shared by the CLI, the HTTP handlers and the MCP server."""
+"""The one serialised shape of each record: pydantic models read straight from the domain values.
+
+The HTTP API (``functions.schemas``), the MCP tools and the CLI's ``--json`` all answer with these
+models; ``Model.view(value)`` is the JSON-ready form. They also parse that JSON back (the client SDK).
+"""
 
 from __future__ import annotations
 
+from dataclasses import fields
 from datetime import datetime
+from enum import Enum
+from typing import Annotated, Any
 
-from engram_core.model import (
-    Belief, DreamProposal, Event, Memory, Message, RecallItem, RecallResult, ScoreBreakdown, WriteResult,
+from pydantic import (
+    AfterValidator, AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, create_model, model_validator,
 )
+
+from engram_core.model import DreamProposal, ScoreBreakdown, Scalar, action_id
 
 JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
 
 
-def iso(moment: datetime | None) -> str | None:
-    return moment.isoformat() if moment else None
+def iso(moment: object) -> object:
+    """A datetime in ISO 8601 with its offset (``+00:00``); text as it came."""
+    return moment.isoformat() if isinstance(moment, datetime) else moment
 
 
-def memory_view(m: Memory) -> dict[str, JsonValue]:
-    return {
-        "id": m.id, "kind": m.kind.value, "text": m.text, "importance": round(m.importance, 4),
-        "stability_hours": round(m.stability_hours, 3), "created_at": iso(m.created_at),
-        "last_accessed_at": iso(m.last_accessed_at), "access_count": m.access_count, "status": m.status.value,
-        "status_changed_at": iso(m.status_changed_at), "provenance": list(m.provenance),
-        "session_id": m.session_id, "subject": m.subject, "belief_id": m.belief_id,
-        "superseded_by": m.superseded_by, "critical": m.critical,
-        "embedding": {"model": m.embedding.model_id, "dim": m.embedding.dim} if m.embedding else None,
-    }
+def _value(member: object) -> object:
+    return member.value if isinstance(member, Enum) else member
 
 
-def belief_view(b: Belief) -> dict[str, JsonValue]:
-    return {
-        "id": b.id, "subject": b.subject, "predicate": b.predicate, "object": b.object, "statement": b.statement,
-        "cardinality": b.cardinality.value, "valid_from": iso(b.valid_from), "valid_to": iso(b.valid_to),
-        "recorded_at": iso(b.recorded_at), "expired_at": iso(b.expired_at), "superseded_by": b.superseded_by,
-        "source_message_id": b.source_message_id, "memory_id": b.memory_id, "current": b.is_current(),
-    }
+def _rounded(digits: int) -> AfterValidator:
+    return AfterValidator(lambda number: round(number, digits))
 
 
-def message_view(m: Message) -> dict[str, JsonValue]:
-    return {"id": m.id, "role": m.role, "session_id": m.session_id, "text": m.text, "speaker": m.speaker,
-            "occurred_at": iso(m.occurred_at), "recorded_at": iso(m.recorded_at), "external_id": m.external_id}
+Time = Annotated[str, BeforeValidator(iso)]
+Name = Annotated[str, BeforeValidator(_value)]  # an enum member, by its value
+Detail = Annotated[dict[str, Scalar], BeforeValidator(dict)]  # stored as (key, value) pairs
 
 
-def event_view(e: Event) -> dict[str, JsonValue]:
-    return {"id": e.id, "at": iso(e.at), "kind": e.kind.value, "memory_id": e.memory_id,
-            "belief_id": e.belief_id, "message_id": e.message_id, "detail": e.detail_dict()}
+class View(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    @classmethod
+    def view(cls, value: object) -> dict[str, Any]:
+        """``value`` (a domain value, or anything with these fields) as JSON-ready data."""
+        return cls.model_validate(value).model_dump(mode="json")
 
 
-def score_view(s: ScoreBreakdown) -> dict[str, float]:
-    return {k: getattr(s, k) for k in ("similarity", "lexical", "importance", "recency", "retention",
-                                       "type_prior", "relevance", "score")}
+class EmbeddingOut(View):
+    model: str = Field(validation_alias=AliasChoices("model", "model_id"))
+    dim: int
 
 
-def recall_item_view(i: RecallItem) -> dict[str, JsonValue]:
-    return {"memory_id": i.memory_id, "kind": i.kind.value, "text": i.text, "tokens": i.tokens,
-            "score": score_view(i.score), "source_message_ids": list(i.source_message_ids),
-            "created_at": iso(i.created_at)}
+class MemoryOut(View):
+    id: str
+    kind: Name
+    text: str
+    importance: Annotated[float, _rounded(4)]
+    stability_hours: Annotated[float, _rounded(3)]
+    created_at: Time
+    last_accessed_at: Time
+    access_count: int
+    status: Name
+    status_changed_at: Time | None
+    provenance: list[str]
+    session_id: str | None
+    subject: str | None
+    belief_id: str | None
+    superseded_by: str | None
+    critical: bool
+    embedding: EmbeddingOut | None
 
 
-def recall_view(r: RecallResult) -> dict[str, JsonValue]:
-    return {"query": r.query, "budget_tokens": r.budget_tokens, "tokens_used": r.tokens_used,
-            "as_of": iso(r.as_of), "items": [recall_item_view(i) for i in r.items], "block": r.block,
-            "events": [event_view(e) for e in r.events]}
+class BeliefOut(View):
+    id: str
+    subject: str
+    predicate: str
+    object: str
+    statement: str
+    cardinality: Name
+    valid_from: Time
+    valid_to: Time | None
+    recorded_at: Time
+    expired_at: Time | None
+    superseded_by: str | None
+    source_message_id: str | None
+    memory_id: str | None
+    current: bool
 
 
-def write_view(w: WriteResult) -> dict[str, JsonValue]:
-    return {"message": message_view(w.message) if w.message else None,
-            "memories": [memory_view(m) for m in w.memories], "beliefs": [belief_view(b) for b in w.beliefs],
-            "events": [event_view(e) for e in w.events]}
+class MessageOut(View):
+    id: str
+    role: str
+    session_id: str
+    text: str
+    speaker: str | None
+    occurred_at: Time | None
+    recorded_at: Time | None
+    external_id: str | None
 
 
-def proposal_view(p: DreamProposal) -> dict[str, JsonValue]:
-    from engram_core.maintenance import action_id
+class EventOut(View):
+    id: str
+    at: Time
+    kind: Name
+    memory_id: str | None
+    belief_id: str | None
+    message_id: str | None
+    detail: Detail
 
-    return {"id": p.id, "created_at": iso(p.created_at), "rejected": list(p.rejected),
-            "actions": [{"id": action_id(i), "action": a.action, "memory_ids": list(a.memory_ids),
-                         "importance": a.importance, "text": a.text, "reason": a.reason}
-                        for i, a in enumerate(p.actions)]}
+
+# The score's parts are declared once, by the domain value the pure scorer builds.
+ScoreOut = create_model("ScoreOut", __base__=View, **{f.name: (float, ...) for f in fields(ScoreBreakdown)})
+
+
+class RecallItemOut(View):
+    memory_id: str
+    kind: Name
+    text: str
+    tokens: int
+    score: ScoreOut  # type: ignore[valid-type]  # a model made from ScoreBreakdown's fields
+    source_message_ids: list[str]
+    created_at: Time
+
+
+class RecallOut(View):
+    query: str
+    budget_tokens: int
+    tokens_used: int
+    as_of: Time | None
+    items: list[RecallItemOut]
+    block: str
+    events: list[EventOut]
+
+
+class WriteOut(View):
+    message: MessageOut | None
+    memories: list[MemoryOut]
+    beliefs: list[BeliefOut]
+    events: list[EventOut]
+
+
+class DreamActionOut(View):
+    id: str
+    action: str
+    memory_ids: list[str]
+    importance: float | None
+    text: str | None
+    reason: str
+
+
+class ProposalOut(View):
+    id: str
+    created_at: Time
+    actions: list[DreamActionOut]
+    rejected: list[str]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _numbered(cls, value: object) -> object:
+        """A proposal's actions are named by their place in it (``a1``, ``a2``, ...)."""
+        if not isinstance(value, DreamProposal):
+            return value
+        actions = [{"id": action_id(i), **{f.name: getattr(a, f.name) for f in fields(a)}}
+                   for i, a in enumerate(value.actions)]
+        return {"id": value.id, "created_at": value.created_at, "actions": actions, "rejected": value.rejected}

@@ -26,8 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engram_core import completions
 from engram_core.completions import ConversationModel, PreparedTurn
-from engram_core.errors import EngramError, NotFoundError, ValidationError
 from engram_core.engine import Engine
+from engram_core.errors import EngramError, NotFoundError, ValidationError
 from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, TenantDep, shape
 from functions.openapi import LIMITED_WRITE_ERRORS, READ_ERRORS
 from functions.schemas import MAX_BUDGET

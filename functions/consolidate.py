@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from engram_core.views import event_view, proposal_view, write_view
 from engram_core.engine import Engine
 from functions import schedule
 from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, shape
 from functions.openapi import LIMITED_WRITE_ERRORS
-from functions.schemas import ConsolidateRequest, DreamApplyOut, DreamApplyRequest, ProposalOut, WriteOut
+from functions.schemas import ConsolidateRequest, DreamApplyOut, DreamApplyRequest, EventOut, ProposalOut, WriteOut
 
 router = APIRouter(tags=["consolidate"])
 
@@ -20,7 +19,7 @@ def consolidate(body: ConsolidateRequest, response: Response, tenant: LimitedTen
     """Turn a session's transcript into durable, adjudicated memories."""
 
     def write(engine: Engine) -> tuple[int, dict]:
-        return 200, write_view(engine.consolidate(body.session_id))
+        return 200, WriteOut.view(engine.consolidate(body.session_id))
 
     return shape(service.write(tenant, write, replay), response)
 
@@ -33,7 +32,7 @@ def sleep(response: Response, tenant: LimitedTenantDep,
     def write(engine: Engine) -> tuple[int, dict]:
         done = engine.sleep()
         schedule.record_sleep(engine, service.clock.now())
-        return 200, write_view(done)
+        return 200, WriteOut.view(done)
 
     result = shape(service.write(tenant, write, replay), response)
     service.stores.collect_garbage(tenant)
@@ -46,7 +45,7 @@ def dream(response: Response, tenant: LimitedTenantDep,
     """Propose merges, forgets and re-importance. Nothing is applied."""
 
     def write(engine: Engine) -> tuple[int, dict]:
-        return 200, proposal_view(engine.dream())
+        return 200, ProposalOut.view(engine.dream())
 
     return shape(service.write(tenant, write, replay), response)
 
@@ -57,6 +56,6 @@ def dream_apply(body: DreamApplyRequest, response: Response, tenant: LimitedTena
     """Apply only the approved action ids, each re-validated against the memories live now."""
 
     def write(engine: Engine) -> tuple[int, dict]:
-        return 200, {"events": [event_view(e) for e in engine.dream_apply(body.proposal_id, body.approved)]}
+        return 200, {"events": [EventOut.view(e) for e in engine.dream_apply(body.proposal_id, body.approved)]}
 
     return shape(service.write(tenant, write, replay), response)

@@ -32,10 +32,10 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticError
 
 from engram_core.due_index import DueEntry, due_hour
+from engram_core.engine import Engine
 from engram_core.errors import EngramError, NotFoundError, ValidationError
 from engram_core.tenancy import check_tenant_id
 from engram_core.timeutil import check_in_range
-from engram_core.engine import Engine
 from functions import schedule
 from functions.deps import ServiceDep, admin_key_scheme
 from functions.errors import AuthError, error_response, status_of

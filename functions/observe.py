@@ -12,7 +12,6 @@ from typing import Literal
 from fastapi import APIRouter, Response
 from pydantic import Field
 
-from engram_core.views import write_view
 from engram_core.engine import Engine
 from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, shape
 from functions.openapi import LIMITED_WRITE_ERRORS
@@ -38,6 +37,6 @@ def observe(body: ObserveRequest, response: Response, tenant: LimitedTenantDep, 
     def write(engine: Engine) -> tuple[int, dict]:
         done = engine.observe(body.text, role=body.role, session_id=body.session_id, message_id=body.id,
                               occurred_at=body.occurred_at, speaker=body.speaker)
-        return (201 if done.events else 200), write_view(done)
+        return (201 if done.events else 200), WriteOut.view(done)
 
     return shape(service.write(tenant, write, replay), response)
