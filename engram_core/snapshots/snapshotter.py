@@ -105,8 +105,7 @@ class Checkout:
         # A working copy is scratch until its upload lands: the upload is the durable step, not these writes.
         self.file = engine.working_file
         self.file.relax_durability()
-        self._changes_at_open = self.file.change_count()
-        self._event_seq_at_open = self.file.last_event_seq()
+        self._changes_at_open, self._event_seq_at_open = self.file.change_count(), self.file.last_event_seq()
         self._open = True
 
     @property
