@@ -111,7 +111,8 @@ class EventOut(View):
 
 
 # The score's parts are declared once, by the domain value the pure scorer builds.
-ScoreOut = create_model("ScoreOut", __base__=View, **{f.name: (float, ...) for f in fields(ScoreBreakdown)})
+_SCORE_PARTS: dict[str, Any] = {f.name: (float, ...) for f in fields(ScoreBreakdown)}
+ScoreOut = create_model("ScoreOut", __base__=View, **_SCORE_PARTS)
 
 
 class RecallItemOut(View):
