@@ -15,16 +15,16 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from engram_core.config import EngineConfig
-from engram_core.errors import EngramError, NotFoundError, ProviderError, StoreError, ValidationError
-from engram_core.model import (
+from engram_core.core.config import EngineConfig
+from engram_core.core.errors import EngramError, NotFoundError, ProviderError, StoreError, ValidationError
+from engram_core.core.model import (
     Belief, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallItem, RecallResult, ScoreBreakdown,
     WriteResult,
 )
-from engram_core.ports import LLM, Clock, Embedder, TokenCounter
+from engram_core.core.ports import LLM, Clock, Embedder, TokenCounter
 
 if TYPE_CHECKING:
-    from engram_core.engine import ChatTurn, Engine
+    from engram_core.usecases.engine import ChatTurn, Engine
     from engram_core.providers import Providers
     from engram_core.providers.settings import ProviderSettings
 
@@ -41,7 +41,7 @@ __version__ = "0.1.0"
 def __getattr__(name: str) -> object:
     """The engine (and its SQLite adapter) loads on first use, so pure modules stay I/O-free."""
     if name in ("Engine", "ChatTurn"):
-        from engram_core import engine
+        from engram_core.usecases import engine
 
         return getattr(engine, name)
     raise AttributeError(f"module 'engram_core' has no attribute {name!r}")
@@ -75,9 +75,9 @@ def open_engine(path: str | Path | None = None, *, embedder: Embedder | str | No
     from engram_core.adapters.clock import SystemClock
     from engram_core.adapters.sqlite_store import SqliteStore
     from engram_core.adapters.tokens import default_token_counter
-    from engram_core.engine import Engine, default_store_path
+    from engram_core.usecases.engine import Engine, default_store_path
     from engram_core.providers import build_providers
-    from engram_core.runtime import random_id
+    from engram_core.usecases.runtime import random_id
 
     providers = providers or build_providers(settings, embedder=embedder, llm=llm)
     store = SqliteStore(path if path is not None else default_store_path())

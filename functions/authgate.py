@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 
 from fastapi.routing import APIRoute
 
-from engram_core.credentials import bearer_token
+from engram_core.tenants.credentials import bearer_token
 from functions.deps import tenant_of
 from functions.errors import AuthError, error_response
 from functions.middleware import header_value

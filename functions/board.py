@@ -13,7 +13,7 @@ from pathlib import Path
 
 from fastapi import APIRouter, Response
 
-from engram_core.errors import NotFoundError
+from engram_core.core.errors import NotFoundError
 
 router = APIRouter(include_in_schema=False)
 WEB_DIR = Path(__file__).resolve().parent / "web"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from engram_core.engine import Engine
+from engram_core.usecases.engine import Engine
 from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, shape
 from functions.openapi import LIMITED_WRITE_ERRORS
-from functions.schemas import ChatRequest, ChatResponse
+from engram_core.core.schemas import ChatRequest, ChatResponse
 from functions.views import chat_view
 
 router = APIRouter(tags=["chat"])

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from engram_core.timeutil import parse_duration
+from engram_core.core.timeutil import parse_duration
 from functions.deps import replay_key_of, service_of, shape, tenant_of
 from functions.openapi import READ_ERRORS, WRITE_ERRORS
 from functions.service import ReplayKey, Service
 
 if TYPE_CHECKING:
-    from engram_core.engine import Engine
+    from engram_core.usecases.engine import Engine
 
 router = APIRouter(tags=["clock"])
 

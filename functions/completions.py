@@ -24,13 +24,13 @@ from fastapi import APIRouter, Header, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from engram_core import completions
-from engram_core.completions import ConversationModel, PreparedTurn
-from engram_core.engine import Engine
-from engram_core.errors import EngramError, NotFoundError, ValidationError
+from engram_core.usecases import completions
+from engram_core.usecases.completions import ConversationModel, PreparedTurn
+from engram_core.usecases.engine import Engine
+from engram_core.core.errors import EngramError, NotFoundError, ValidationError
 from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, TenantDep, shape
 from functions.openapi import LIMITED_WRITE_ERRORS, READ_ERRORS
-from functions.schemas import MAX_BUDGET
+from engram_core.core.schemas import MAX_BUDGET
 from functions.service import ReplayKey, Service
 
 router = APIRouter(tags=["openai"])

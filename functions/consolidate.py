@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from engram_core.engine import Engine
+from engram_core.usecases.engine import Engine
 from functions import schedule
 from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, shape
 from functions.openapi import LIMITED_WRITE_ERRORS
-from functions.schemas import ConsolidateRequest, DreamApplyOut, DreamApplyRequest, EventOut, ProposalOut, WriteOut
+from engram_core.core.schemas import ConsolidateRequest, DreamApplyOut, DreamApplyRequest, EventOut, ProposalOut, WriteOut
 
 router = APIRouter(tags=["consolidate"])
 

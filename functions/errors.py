@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from engram_core.errors import (
+from engram_core.core.errors import (
     BusyError, ConfigurationError, EmbeddingMismatchError, EngramError, NotFoundError, ProviderError,
     SchemaTooNewError, StoreError, UnreadableRecordError, ValidationError,
 )

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Protocol
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from engram_core.due_index import DueEntry, DueIndex
-from engram_core.errors import ConfigurationError, EngramError
-from engram_core.timeutil import to_storage
+from engram_core.tenants.due_index import DueEntry, DueIndex
+from engram_core.core.errors import ConfigurationError, EngramError
+from engram_core.core.timeutil import to_storage
 
 if TYPE_CHECKING:
     from functions.service import Service

@@ -14,8 +14,8 @@ import json
 import re
 from dataclasses import dataclass
 
-from engram_core.errors import ValidationError
-from engram_core.ports import MetaStore
+from engram_core.core.errors import ValidationError
+from engram_core.core.ports import MetaStore
 
 SLOTS = 128
 MAX_KEPT_BYTES = 256 * 1024  # a larger first result is not kept: its retry gets a 409 instead of a copy

@@ -31,17 +31,17 @@ from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticError
 
-from engram_core.due_index import DueEntry, due_hour
-from engram_core.engine import Engine
-from engram_core.errors import EngramError, NotFoundError, ValidationError
-from engram_core.tenancy import check_tenant_id
-from engram_core.timeutil import check_in_range
+from engram_core.tenants.due_index import DueEntry, due_hour
+from engram_core.usecases.engine import Engine
+from engram_core.core.errors import EngramError, NotFoundError, ValidationError
+from engram_core.tenants.tenancy import check_tenant_id
+from engram_core.core.timeutil import check_in_range
 from functions import schedule
 from functions.deps import ServiceDep, admin_key_scheme
 from functions.errors import AuthError, error_response, status_of
 from functions.fanout import SleepJob, fan_out, signature_valid
 from functions.openapi import errors
-from functions.schemas import FanoutOut, SleepJobOut
+from engram_core.core.schemas import FanoutOut, SleepJobOut
 from functions.service import Service
 from functions.settings import FunctionRole, Platform
 

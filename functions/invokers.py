@@ -10,7 +10,7 @@ import urllib.request
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 
-from engram_core.errors import ConfigurationError
+from engram_core.core.errors import ConfigurationError
 from functions.fanout import DispatchError, Handed, SleepJob
 from functions.settings import ServiceSettings
 

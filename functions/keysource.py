@@ -16,15 +16,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engram_core.credentials import KeyRing, StoredKey, parse_admin_keys, parse_key_entries
-from engram_core.errors import ConfigurationError, EngramError
+from engram_core.tenants.credentials import KeyRing, StoredKey, parse_admin_keys, parse_key_entries
+from engram_core.core.errors import ConfigurationError, EngramError
 from functions.settings import ServiceSettings
 
 log = logging.getLogger("engram.keys")
 
 
 def read_location(location: str) -> str:
-    from engram_core.keyfile import read_key_file  # a path, or oss://bucket/key
+    from engram_core.tenants.keyfile import read_key_file  # a path, or oss://bucket/key
 
     return read_key_file(location)
 

@@ -19,7 +19,7 @@ from engram_core import __version__
 from functions.deps import ServiceDep, admin_key_scheme
 from functions.errors import AuthError
 from functions.openapi import PUBLIC_ERRORS, errors
-from functions.schemas import HealthOut, LifecycleOut
+from engram_core.core.schemas import HealthOut, LifecycleOut
 from functions.settings import Platform
 
 router = APIRouter(tags=["lifecycle"])

@@ -11,11 +11,11 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
-from engram_core.engine import Engine
-from engram_core.errors import ValidationError
+from engram_core.usecases.engine import Engine
+from engram_core.core.errors import ValidationError
 from functions.deps import LimitedTenantDep, RecallTenantDep, ReplayDep, ServiceDep, TenantDep, shape
 from functions.openapi import LIMITED_READ_ERRORS, LIMITED_WRITE_ERRORS, READ_ERRORS, WRITE_ERRORS
-from functions.schemas import (
+from engram_core.core.schemas import (
     BeliefOut, BeliefsOut, EventOut, EventsOut, ForgetOut, ImportOut, MemoryDetail, MemoryPage, RecallOut,
     RecallRequest, RememberRequest, StatsOut, WriteOut,
 )

@@ -9,7 +9,7 @@ from contextvars import ContextVar
 
 from starlette.exceptions import HTTPException
 
-from engram_core.tenancy_snapshots import reset_request_credentials, scope_request_credentials
+from engram_core.tenants.tenancy_snapshots import reset_request_credentials, scope_request_credentials
 from functions.errors import BodyTooLargeError, error_response
 
 request_id_var: ContextVar[str] = ContextVar("request_id", default="-")

@@ -12,10 +12,10 @@ from typing import Literal
 from fastapi import APIRouter, Response
 from pydantic import Field
 
-from engram_core.engine import Engine
+from engram_core.usecases.engine import Engine
 from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, shape
 from functions.openapi import LIMITED_WRITE_ERRORS
-from functions.schemas import MAX_TEXT_CHARS, When, WriteOut, _Request
+from engram_core.core.schemas import MAX_TEXT_CHARS, When, WriteOut, _Request
 
 router = APIRouter(tags=["memories"])
 

@@ -2,7 +2,7 @@
 
 Each store records when its last sleep cycle ran and the trigger time of the
 last timer event whose job it carried out. The timer decides whom to dispatch
-from the due index (engram_core/due_index.py), without opening any store; the
+from the due index (engram_core/tenants/due_index.py), without opening any store; the
 job then checks these marks, so a retried job does no double work and a job
 for a tenant that slept meanwhile (by hand, say) does nothing at all.
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from engram_core.timeutil import from_storage, to_storage
+from engram_core.core.timeutil import from_storage, to_storage
 
 if TYPE_CHECKING:
-    from engram_core.engine import Engine
+    from engram_core.usecases.engine import Engine
 
 LAST_SLEEP = "schedule.sleep.last_at"
 DONE = "schedule.sleep.done_trigger"

@@ -9,17 +9,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from engram_core.adapters.clock import SystemClock
-from engram_core.ports import Clock, Embedder
+from engram_core.core.ports import Clock, Embedder
 from functions import idempotency
-from engram_core.credentials import KeyRing, parse_key_entries
+from engram_core.tenants.credentials import KeyRing, parse_key_entries
 from functions.keysource import KeySource
 from functions.ratelimit import RateLimiter
 from functions.settings import FanoutMode, Platform, ServiceSettings
 
 if TYPE_CHECKING:
-    from engram_core.engine import Engine
+    from engram_core.usecases.engine import Engine
     from engram_core.providers import ProviderRoot
-    from engram_core.tenancy import TenantStores
+    from engram_core.tenants.tenancy import TenantStores
     from functions.fanout import Invoker
 
 T = TypeVar("T")
@@ -144,7 +144,7 @@ def build_service(settings: ServiceSettings, *, extra_keys: list | None = None,
     """The HTTP service's composition root: provider settings are read and the providers' client built here,
     once, for every tenant engine the service opens."""
     from engram_core.providers import provider_root
-    from engram_core.tenancy import open_tenant_stores
+    from engram_core.tenants.tenancy import open_tenant_stores
 
     check_object_store(settings)
     root = providers or provider_root(embedder=settings.embedder)

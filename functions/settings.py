@@ -1,6 +1,6 @@
 """Service settings: read once from the environment into one validated object.
 
-Every variable is listed by ``env_table()``; the README's table is checked
+Every variable is listed by ``env_table()``; docs/deploy.md's table is checked
 against it by a test, so the documentation cannot drift from the code.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from engram_core.errors import ConfigurationError
+from engram_core.core.errors import ConfigurationError
 
 PREFIX = "ENGRAM_"
 SYNC_BODY_LIMIT = 32 * 1024 * 1024  # FC's limit for a synchronous request body

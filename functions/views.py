@@ -1,14 +1,14 @@
-"""Response shapes the HTTP API adds to the per-record ones (``engram_core.views``)."""
+"""Response shapes the HTTP API adds to the per-record ones (``engram_core.core.views``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from engram_core.model import Memory
-from functions.schemas import ChatResponse, MemoryDetail, MemoryPage
+from engram_core.core.model import Memory
+from engram_core.core.schemas import ChatResponse, MemoryDetail, MemoryPage
 
 if TYPE_CHECKING:
-    from engram_core.engine import ChatTurn, Engine
+    from engram_core.usecases.engine import ChatTurn, Engine
 
 
 def chat_view(turn: ChatTurn, session_id: str, reply_tokens: int, llm: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ is exercised on a throw-away in-memory store with the offline parts.
 
 from __future__ import annotations
 
-from engram_core.ports import Embedder
+from engram_core.core.ports import Embedder
 
 
 def warm_up(embedder: Embedder | str | None) -> str:
@@ -28,7 +28,7 @@ def warm_up(embedder: Embedder | str | None) -> str:
 def _warm_read_path() -> None:
     """Token counter and the modules a recall imports, on an empty store (hashing embedder, offline LLM)."""
     from engram_core import open_engine
-    from engram_core.adapters.offline_llm import OfflineLLM
+    from engram_core.adapters.offline.llm import OfflineLLM
     from engram_core.adapters.tokens import default_token_counter
 
     default_token_counter().count("warm up")

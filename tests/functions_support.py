@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 import requests
 
-from engram_core.bench.processes import free_port, stop
-from engram_core.credentials import KeyEntry, hash_key
+from engram_bench.processes import free_port, stop
+from engram_core.tenants.credentials import KeyEntry, hash_key
 
 if TYPE_CHECKING:
     from fastapi.testclient import TestClient

@@ -14,7 +14,7 @@ import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from engram_core.bench.processes import free_port, wait_listening  # noqa: F401 - free_port is re-exported
+from engram_bench.processes import free_port, wait_listening  # noqa: F401 - free_port is re-exported
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGRAM = [sys.executable, "-m", "engram_core.cli.main"]

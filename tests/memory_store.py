@@ -16,13 +16,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from engram_core.errors import StoreError
+from engram_core.core.errors import StoreError
 from engram_core.migrations import LATEST_SCHEMA
-from engram_core.model import (
+from engram_core.core.model import (
     AccessState, Belief, DreamAction, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall,
 )
-from engram_core.retention import RECALLABLE
-from engram_core.words import content_words
+from engram_core.core.retention import RECALLABLE
+from engram_core.core.words import content_words
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

@@ -19,8 +19,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 from xml.sax.saxutils import escape
 
-from engram_core.bench.oss_front import V4_SCOPE
-from engram_core.bench.processes import free_port, moto_front, moto_server  # noqa: F401 - re-exported
+from engram_bench.oss_front import V4_SCOPE
+from engram_bench.processes import free_port, moto_front, moto_server  # noqa: F401 - re-exported
 
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from openai_server import Recorded, Reply
 
-from engram_core.providers import prompts
+from engram_core.core import prompts
 from engram_core.providers.settings import ProviderSettings, load_settings
 
 ROOT = Path(__file__).resolve().parents[1]

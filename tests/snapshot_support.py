@@ -10,12 +10,12 @@ import pytest
 from object_servers import OssLikeServer, moto_server
 
 from engram_core.adapters.clock import SystemClock
-from engram_core.bench.oss_front import LOOPBACK_REGION, create_bucket
+from engram_bench.oss_front import LOOPBACK_REGION, create_bucket
 from engram_core.adapters.hashing import HashingEmbedder
-from engram_core.adapters.offline_llm import OfflineLLM
+from engram_core.adapters.offline.llm import OfflineLLM
 from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.adapters.tokens import ConservativeTokenCounter
-from engram_core.engine import Engine
+from engram_core.usecases.engine import Engine
 from engram_core.snapshots.cache import WarmCache
 from engram_core.snapshots.local import LocalDirStore
 from engram_core.snapshots.oss import OssStore

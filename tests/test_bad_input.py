@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engram_core.config import EngineConfig
-from engram_core.errors import NotFoundError, ValidationError
+from engram_core.core.config import EngineConfig
+from engram_core.core.errors import NotFoundError, ValidationError
 
 from conftest import make_engine
 from fakes import ScriptedLLM, assessment

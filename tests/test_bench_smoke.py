@@ -18,14 +18,14 @@ import pytest
 
 from engram_core.adapters.hashing import HashingEmbedder
 from engram_core.adapters.tokens import ConservativeTokenCounter
-from engram_core.bench.baselines import ENGRAM, ENGRAM_NO_FORGETTING, ENGRAM_SLEEP, EngramSystem, Turn, all_systems
-from engram_core.bench.common import CachingEmbedder
-from engram_core.bench.conversations import load_dataset, normalise_evidence
-from engram_core.bench.personas import make_personas
-from engram_core.bench.scenario import ProbeIn, judge
-from engram_core.config import EngineConfig
-from engram_core.errors import ValidationError
-from engram_core.model import EventKind, MemoryKind
+from engram_bench.baselines import ENGRAM, ENGRAM_NO_FORGETTING, ENGRAM_SLEEP, EngramSystem, Turn, all_systems
+from engram_bench.common import CachingEmbedder
+from engram_bench.conversations import load_dataset, normalise_evidence
+from engram_bench.personas import make_personas
+from engram_bench.scenario import ProbeIn, judge
+from engram_core.core.config import EngineConfig
+from engram_core.core.errors import ValidationError
+from engram_core.core.model import EventKind, MemoryKind
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -238,7 +238,7 @@ def test_plot_without_matplotlib_fails_fast_with_a_hint(tmp_path: Path) -> None:
 
 
 def test_budgets_must_be_positive_numbers() -> None:
-    from engram_core.bench.common import parse_budgets
+    from engram_bench.common import parse_budgets
 
     assert parse_budgets("512,256,512") == (256, 512)
     with pytest.raises(ValidationError):

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from test_bench_smoke import bench, ok, one_line_error
 
-from engram_core.bench.common import BENCH_START
-from engram_core.bench.scenario import MESSAGE_SPACING, PROBE_DELAY, ScenarioIn, load_scenario, probe_time, scenario_turns
-from engram_core.bench.truth_cases import CaseIn, PackedItem, judge_ledger, load_cases, spec_matches, stale
-from engram_core.errors import ValidationError
-from engram_core.model import Belief
+from engram_bench.common import BENCH_START
+from engram_bench.scenario import MESSAGE_SPACING, PROBE_DELAY, ScenarioIn, load_scenario, probe_time, scenario_turns
+from engram_bench.truth_cases import CaseIn, PackedItem, judge_ledger, load_cases, spec_matches, stale
+from engram_core.core.errors import ValidationError
+from engram_core.core.model import Belief
 
 T0 = BENCH_START
 

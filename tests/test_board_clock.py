@@ -8,8 +8,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from functions_support import in_process_server
 
-from engram_core.errors import ValidationError
-from engram_core.timeutil import parse_duration
+from engram_core.core.errors import ValidationError
+from engram_core.core.timeutil import parse_duration
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"  # an identifier in the DOM API, never fetched
 WEEK_HOURS = 7 * 24

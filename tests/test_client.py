@@ -14,7 +14,7 @@ from functions_support import TENANT_KEYS, Server, running_server
 
 from engram_core.client import AsyncEngramClient, AuthenticationError, EngramClient, RateLimitError, UnreachableError
 from engram_core.client.retry import RetryPolicy, parse_retry_after
-from engram_core.errors import (
+from engram_core.core.errors import (
     ConfigurationError, EngramError, ImportFormatError, NotFoundError, ProviderError, StoreError, ValidationError,
 )
 

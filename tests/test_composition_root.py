@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engram_core.engine import Engine
+from engram_core.usecases.engine import Engine
 from engram_core.providers import provider_root
 from engram_core.providers.settings import load_settings as load_provider_settings
 from functions.service import build_service

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from conftest import make_engine
 
-from engram_core.model import EventKind
+from engram_core.core.model import EventKind
 
 
 def _ledger(engine) -> list[tuple]:  # noqa: ANN001

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from conftest import START, make_engine
 
-from engram_core.config import EngineConfig
-from engram_core.dependents import dependent_on
-from engram_core.model import Belief, Cardinality, EventKind, Memory, MemoryKind, MemoryStatus
-from engram_core.restatements import demoted, restated, states_a_change
+from engram_core.core.config import EngineConfig
+from engram_core.usecases.dependents import dependent_on
+from engram_core.core.model import Belief, Cardinality, EventKind, Memory, MemoryKind, MemoryStatus
+from engram_core.usecases.restatements import demoted, restated, states_a_change
 
 pytestmark = pytest.mark.both_stores  # the use cases here need no SQL
 

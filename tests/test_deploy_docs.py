@@ -17,10 +17,10 @@ from functions.settings import ServiceSettings, env_name, env_table
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_readme_env_table_is_the_settings_object() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"<!-- env-table:start -->\n(.*?)\n<!-- env-table:end -->", readme, re.S)
-    assert block, "README.md has no env-table block"
+def test_the_documented_env_table_is_the_settings_object() -> None:
+    deploy = (ROOT / "docs" / "deploy.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- env-table:start -->\n(.*?)\n<!-- env-table:end -->", deploy, re.S)
+    assert block, "docs/deploy.md has no env-table block"
     assert block.group(1).strip() == env_table().strip(), "regenerate it with `engram serve --env-table`"
     for name in ServiceSettings.model_fields:
         assert f"`{env_name(name)}`" in block.group(1)

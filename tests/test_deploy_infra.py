@@ -214,7 +214,7 @@ def test_nothing_the_functions_run_imports_what_the_image_leaves_out() -> None:
 import sys
 import functions.app, functions.fanout, functions.invokers, functions.mcp_http, functions.lifecycle
 import engram_core.snapshots.oss, engram_core.providers.qwen, engram_core.providers.qwen_embed
-import engram_core.adapters.minilm, engram_core.adapters.tokens, engram_core.cli.serve
+import engram_core.adapters.minilm, engram_core.adapters.tokens, functions.serve
 import alibabacloud_fc20230330.client, oss2, openai, mcp, uvicorn, tokenizers, safetensors.numpy, tiktoken
 from engram_core.adapters.tokens import default_token_counter
 default_token_counter().count("warm up")

@@ -19,8 +19,8 @@ from deploy_support import DEPLOY_ENV, ROOT, functions
 from functions_support import TENANT_KEYS, keys_json
 from object_servers import moto_front
 
-from engram_core.bench.oss_front import Scope, create_bucket
-from engram_core.bench.processes import free_port, stop
+from engram_bench.oss_front import Scope, create_bucket
+from engram_bench.processes import free_port, stop
 from engram_core.snapshots.settings import load_oss_settings, region_of_endpoint
 
 STS = {"ALIBABA_CLOUD_ACCESS_KEY_ID": "STS.deployed-role", "ALIBABA_CLOUD_ACCESS_KEY_SECRET": "role-secret",

@@ -160,7 +160,7 @@ def test_every_call_the_board_makes_is_served_on_the_same_origin() -> None:
 def test_the_container_command_is_one_the_server_accepts() -> None:
     from click.testing import CliRunner
 
-    from engram_core.cli.serve import serve
+    from functions.serve import serve
 
     command = functions()["engram-chat"]["customContainerConfig"]["command"]
     dockerfile_cmd = next(line for line in (ROOT / "infra" / "Dockerfile").read_text().splitlines()
@@ -190,7 +190,7 @@ def test_every_engram_variable_in_s_yaml_is_one_the_code_reads() -> None:
                 assert variable in known, f"{name}: {variable} is read by nothing"
 
 
-@pytest.mark.parametrize("doc", ["README.md", "infra/README.md"])
+@pytest.mark.parametrize("doc", ["docs/deploy.md", "infra/README.md"])
 def test_the_documented_image_tag_is_the_commit_not_a_movable_version(doc: str) -> None:
     text = (ROOT / doc).read_text(encoding="utf-8")
     assert not re.search(r"ENGRAM_IMAGE=\S*:(latest|\d+\.\d+\.\d+)", text)

@@ -6,10 +6,10 @@ import pytest
 from deploy_support import functions
 from snapshot_support import hashing_engine, remember
 
-from engram_core.errors import ConfigurationError
+from engram_core.core.errors import ConfigurationError
 from engram_core.snapshots.disk import disk_budget
 from engram_core.snapshots.settings import budget_of, load_snapshot_settings
-from engram_core.tenancy_snapshots import SnapshotTenantStores
+from engram_core.tenants.tenancy_snapshots import SnapshotTenantStores
 
 
 @pytest.mark.parametrize("disk_mb", [512, 10240])

@@ -16,8 +16,8 @@ import pytest
 
 from engram_core.adapters.hashing import HashingEmbedder
 from engram_core.adapters.minilm import MiniLMEmbedder, gelu
-from engram_core.errors import ConfigurationError, ProviderError
-from engram_core.ports import Embedder
+from engram_core.core.errors import ConfigurationError, ProviderError
+from engram_core.core.ports import Embedder
 
 FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
 # float32 noise: torch itself moves components by 2.2e-7 between batch sizes;

@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 
 from engram_core.adapters.tokens import ConservativeTokenCounter
-from engram_core.config import EngineConfig
-from engram_core.model import MemoryStatus
+from engram_core.core.config import EngineConfig
+from engram_core.core.model import MemoryStatus
 
 from conftest import make_engine
 from fakes import ScriptedLLM, assessment, fact

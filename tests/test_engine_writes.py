@@ -7,9 +7,9 @@ from datetime import timedelta
 
 import pytest
 
-from engram_core.config import EngineConfig
-from engram_core.errors import ProviderError
-from engram_core.model import EventKind, MemoryKind, MemoryStatus
+from engram_core.core.config import EngineConfig
+from engram_core.core.errors import ProviderError
+from engram_core.core.model import EventKind, MemoryKind, MemoryStatus
 
 from conftest import make_engine
 from fakes import ScriptedLLM, assessment, fact

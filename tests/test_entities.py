@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from engram_core.config import EngineConfig
-from engram_core.entities import entity_key, memory_entity, named_entities
-from engram_core.model import Memory, MemoryKind
+from engram_core.core.config import EngineConfig
+from engram_core.core.entities import entity_key, memory_entity, named_entities
+from engram_core.core.model import Memory, MemoryKind
 
 import pytest
 from conftest import make_engine

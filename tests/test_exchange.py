@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from engram_core.errors import ImportFormatError
+from engram_core.core.errors import ImportFormatError
 
 from conftest import make_engine
 from fakes import ScriptedLLM, assessment, fact

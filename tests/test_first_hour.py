@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from engram_core.bench.processes import free_port, stop
-from engram_core.cli.devkey import DEV_KEY_FILE, kept_dev_key, read_dev_key
+from engram_bench.processes import free_port, stop
+from functions.devkey import DEV_KEY_FILE, kept_dev_key, read_dev_key
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGRAM = [sys.executable, "-m", "engram_core.cli.main"]

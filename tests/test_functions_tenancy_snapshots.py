@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from snapshot_support import hashing_engine
 
-from engram_core import tenancy_snapshots
-from engram_core.errors import ValidationError
-from engram_core.tenancy import open_tenant_stores
-from engram_core.tenancy_snapshots import SnapshotTenantStores
+from engram_core.tenants import tenancy_snapshots
+from engram_core.core.errors import ValidationError
+from engram_core.tenants.tenancy import open_tenant_stores
+from engram_core.tenants.tenancy_snapshots import SnapshotTenantStores
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ from conftest import make_engine
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engram_core.errors import BusyError, ConfigurationError, NotFoundError, StoreError, ValidationError
+from engram_core.core.errors import BusyError, ConfigurationError, NotFoundError, StoreError, ValidationError
 from functions import idempotency, schedule
-from engram_core.credentials import (
+from engram_core.tenants.credentials import (
     KeyEntry, KeyRing, bearer_token, hash_key, new_key, parse_admin_keys, parse_key_entries,
 )
 from functions.errors import AuthError, RateLimitedError, status_of

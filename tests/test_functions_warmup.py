@@ -12,10 +12,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PROGRAM = """
 import json, sys
 from engram_core.adapters import tokens
-before = tokens._qwen_encoding.cache_info().currsize, "engram_core.recall" in sys.modules
+before = tokens._qwen_encoding.cache_info().currsize, "engram_core.usecases.recall" in sys.modules
 from functions.warmup import warm_up
 model = warm_up("hashing")
-after = tokens._qwen_encoding.cache_info().currsize, "engram_core.recall" in sys.modules
+after = tokens._qwen_encoding.cache_info().currsize, "engram_core.usecases.recall" in sys.modules
 print(json.dumps({"model": model, "before": before, "after": after}))
 """
 

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engram_core import heuristics, heuristics_judge
-from engram_core.adapters.offline_llm import OfflineLLM
-from engram_core.heuristics import adjudicate, extract_facts
-from engram_core.heuristics_judge import offline_reply, propose_dream, score_importance, summarise
-from engram_core.model import Belief, Cardinality, FactDraft, MemoryKind
-from engram_core.ports import LLM
-from engram_core.verdicts import parse_assessment, parse_dream, parse_gist, parse_verdicts
+from engram_core.adapters.offline import heuristics, judge as heuristics_judge
+from engram_core.adapters.offline.llm import OfflineLLM
+from engram_core.adapters.offline.heuristics import adjudicate, extract_facts
+from engram_core.adapters.offline.judge import offline_reply, propose_dream, score_importance, summarise
+from engram_core.core.model import Belief, Cardinality, FactDraft, MemoryKind
+from engram_core.core.ports import LLM
+from engram_core.core.verdicts import parse_assessment, parse_dream, parse_gist, parse_verdicts
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
@@ -591,7 +591,7 @@ def test_other_methods_round_trip():
 
 # -- purity ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("module", ["heuristics.py", "heuristics_judge.py", "heuristics_patterns.py"])
+@pytest.mark.parametrize("module", ["heuristics.py", "judge.py", "patterns.py"])
 def test_heuristics_modules_are_pure(module):
     source = (Path(heuristics.__file__).parent / module).read_text()
     imported = set()

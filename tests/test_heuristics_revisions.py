@@ -6,9 +6,9 @@ from datetime import timedelta
 
 import pytest
 
-from engram_core.heuristics import adjudicate, extract_facts
-from engram_core.heuristics_lexicon import topic_of, topic_slug
-from engram_core.model import Belief, Cardinality
+from engram_core.adapters.offline.heuristics import adjudicate, extract_facts
+from engram_core.adapters.offline.lexicon import topic_of, topic_slug
+from engram_core.core.model import Belief, Cardinality
 
 from conftest import START, make_engine
 

@@ -7,7 +7,7 @@ import time
 import pytest
 from functions_support import ADMIN_KEY, TENANT_KEYS, keys_json, running_server
 
-from engram_core.errors import ConfigurationError, StoreError
+from engram_core.core.errors import ConfigurationError, StoreError
 from functions.keysource import KeySource
 from functions.settings import load_settings
 

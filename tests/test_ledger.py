@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from engram_core import ledger
-from engram_core.model import Belief, Cardinality, FactDraft, Verdict
+from engram_core.core import ledger
+from engram_core.core.model import Belief, Cardinality, FactDraft, Verdict
 
 from conftest import START
 

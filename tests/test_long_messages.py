@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from engram_core.config import EngineConfig
-from engram_core.errors import ValidationError
-from engram_core.longtext import split_text
+from engram_core.core.config import EngineConfig
+from engram_core.core.errors import ValidationError
+from engram_core.usecases.longtext import split_text
 
 from conftest import make_engine
 from fakes import ScriptedLLM, assessment

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engram_core.errors import NotFoundError, ValidationError
-from engram_core.model import EventKind, MemoryKind, MemoryStatus
+from engram_core.core.errors import NotFoundError, ValidationError
+from engram_core.core.model import EventKind, MemoryKind, MemoryStatus
 
 from conftest import make_engine
 from fakes import ScriptedLLM, assessment
@@ -69,7 +69,7 @@ def test_storage_levels_off_over_repeated_sleep(clock) -> None:  # noqa: ANN001
 
 
 def test_consolidate_session_writes_through_adjudication(clock) -> None:  # noqa: ANN001
-    from engram_core.adapters.offline_llm import OfflineLLM
+    from engram_core.adapters.offline.llm import OfflineLLM
 
     engine = make_engine(clock, OfflineLLM())
     engine.observe("I live in Lisbon.", session_id="s1")
@@ -121,7 +121,7 @@ def test_soft_forget_keeps_audit_and_leaves_recall(clock) -> None:  # noqa: ANN0
 
 @pytest.mark.sql  # reads the database file
 def test_purge_removes_text_everywhere_on_disk(clock, tmp_path: Path) -> None:  # noqa: ANN001
-    from engram_core.adapters.offline_llm import OfflineLLM
+    from engram_core.adapters.offline.llm import OfflineLLM
 
     path = tmp_path / "t.sqlite"
     engine = make_engine(clock, OfflineLLM(), path=str(path))
@@ -163,7 +163,7 @@ def test_sleep_prunes_the_recall_log_past_its_window_and_nothing_else(clock) -> 
 
 
 def test_a_zero_recall_log_window_keeps_every_event(clock) -> None:  # noqa: ANN001
-    from engram_core.config import EngineConfig
+    from engram_core.core.config import EngineConfig
 
     engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.8)),
                          config=EngineConfig(recall_log_days=0))
@@ -191,7 +191,7 @@ def test_an_archived_memory_wakes_on_a_strong_cue_and_stays_archived(clock) -> N
 
 
 def test_a_belief_changed_after_its_episode_was_archived_never_surfaces_the_old_value(clock) -> None:  # noqa: ANN001
-    from engram_core.adapters.offline_llm import OfflineLLM
+    from engram_core.adapters.offline.llm import OfflineLLM
 
     engine = make_engine(clock, OfflineLLM())
     engine.observe("I live in Lisbon.", session_id="s1")

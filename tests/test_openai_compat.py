@@ -16,9 +16,9 @@ from openai_server import OpenAIServer, Recorded, Reply
 from qwen_support import KEY as QWEN_KEY
 from qwen_support import STORY_ASSESSMENTS, assessment, data_blocks
 
-from engram_core.completions import MEMORY_RULE
-from engram_core.providers import prompts
-from engram_core.render import BLOCK_OPEN
+from engram_core.usecases.completions import MEMORY_RULE
+from engram_core.core import prompts
+from engram_core.core.render import BLOCK_OPEN
 
 ALLERGY = "I'm allergic to shellfish, so please keep that in mind."
 DINNER = "Please book a team dinner for Friday. Anything I should avoid?"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engram_core.packing import Packable, pack_under_budget
+from engram_core.core.packing import Packable, pack_under_budget
 
 keys = st.integers(min_value=0, max_value=10_000).map(lambda n: f"m{n}")
 items = st.builds(

@@ -11,7 +11,7 @@ import pytest
 from openai_server import OpenAIServer, Reply
 from qwen_support import KEY, ROOT, cli_env, engram, story_model
 
-from engram_core.providers import prompts
+from engram_core.core import prompts
 
 STORY = (ROOT / "examples" / "lisbon-story.txt").read_text(encoding="utf-8")
 

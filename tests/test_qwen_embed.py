@@ -8,9 +8,9 @@ from openai_server import OpenAIServer, Reply
 from qwen_support import cli_env, engram, settings_for
 
 from engram_core import open_engine
-from engram_core.errors import ConfigurationError, EmbeddingMismatchError, ProviderError
-from engram_core.model import CallPurpose, EventKind
-from engram_core.ports import Embedder
+from engram_core.core.errors import ConfigurationError, EmbeddingMismatchError, ProviderError
+from engram_core.core.model import CallPurpose, EventKind
+from engram_core.core.ports import Embedder
 from engram_core.providers import build_providers
 
 

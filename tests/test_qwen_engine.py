@@ -13,10 +13,10 @@ from qwen_support import KEY, STORY_ASSESSMENTS, assessment, fact, settings_for,
 
 from engram_core import open_engine
 from engram_core.adapters.clock import FixedClock
-from engram_core.errors import ConfigurationError, ProviderError
-from engram_core.model import EventKind
-from engram_core.providers import prompts
-from engram_core.render import BLOCK_CLOSE, BLOCK_OPEN
+from engram_core.core.errors import ConfigurationError, ProviderError
+from engram_core.core.model import EventKind
+from engram_core.core import prompts
+from engram_core.core.render import BLOCK_CLOSE, BLOCK_OPEN
 from conftest import START
 
 

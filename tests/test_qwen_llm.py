@@ -9,9 +9,10 @@ import pytest
 from openai_server import OpenAIServer, Reply
 from qwen_support import KEY, settings_for
 
-from engram_core.errors import ConfigurationError, ProviderError
-from engram_core.model import Belief, CallOutcome, CallPurpose, FactDraft
-from engram_core.providers import build_providers, prompts
+from engram_core.core.errors import ConfigurationError, ProviderError
+from engram_core.core.model import Belief, CallOutcome, CallPurpose, FactDraft
+from engram_core.providers import build_providers
+from engram_core.core import prompts
 from engram_core.providers.qwen import QwenLLM
 
 WHEN = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
@@ -215,6 +216,6 @@ def test_adjudication_prompt_lists_every_candidate_id(server: OpenAIServer) -> N
 
 
 def test_adapter_satisfies_the_llm_port(server: OpenAIServer) -> None:
-    from engram_core.ports import LLM
+    from engram_core.core.ports import LLM
 
     assert isinstance(providers(server).llm, LLM) and isinstance(providers(server).llm, QwenLLM)

@@ -6,8 +6,8 @@ import pytest
 
 from engram_core.adapters.hashing import HashingEmbedder
 from engram_core.adapters.minilm import MiniLMEmbedder
-from engram_core.adapters.offline_llm import OfflineLLM
-from engram_core.errors import ConfigurationError
+from engram_core.adapters.offline.llm import OfflineLLM
+from engram_core.core.errors import ConfigurationError
 from engram_core.providers import build_providers
 from engram_core.providers.qwen import QwenLLM
 from engram_core.providers.qwen_embed import QwenEmbedder

@@ -13,14 +13,14 @@ from engram_core.adapters.clock import FixedClock
 from engram_core.adapters.hashing import HashingEmbedder
 from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.adapters.tokens import ConservativeTokenCounter
-from engram_core.bench.scale import synthetic_sentence
-from engram_core.config import EngineConfig
-from engram_core.errors import StoreError
-from engram_core.index import epoch_hours
-from engram_core.model import Embedding, Memory, MemoryKind, MemoryStatus
-from engram_core.render import BlockForm, block_form, line_cost, render_line
-from engram_core.retention import hours_between, reinforced_stability, retention
-from engram_core.words import content_words as query_words
+from engram_bench.scale import synthetic_sentence
+from engram_core.core.config import EngineConfig
+from engram_core.core.errors import StoreError
+from engram_core.core.index import epoch_hours
+from engram_core.core.model import Embedding, Memory, MemoryKind, MemoryStatus
+from engram_core.core.render import BlockForm, block_form, line_cost, render_line
+from engram_core.core.retention import hours_between, reinforced_stability, retention
+from engram_core.core.words import content_words as query_words
 
 from conftest import START, make_engine
 

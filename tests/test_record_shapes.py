@@ -7,7 +7,8 @@ from dataclasses import fields
 
 import pytest
 
-from engram_core import exchange, model, views
+from engram_core.core import model, views
+from engram_core.usecases import exchange
 from engram_core.adapters.sqlite_store import SqliteStore
 
 STORAGE_ONLY = {"memories": {"embed_model", "embed_dim"}, "events": {"seq"}}

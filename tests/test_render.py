@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engram_core.adapters.tokens import ConservativeTokenCounter
-from engram_core.config import EngineConfig
-from engram_core.model import MemoryKind
-from engram_core.answers import named_by_meaning
-from engram_core.render import (
+from engram_core.core.config import EngineConfig
+from engram_core.core.model import MemoryKind
+from engram_core.core.answers import named_by_meaning
+from engram_core.core.render import (
     BLOCK_CLOSE, BLOCK_OPEN, COMPACT_CLOSE, COMPACT_OPEN, BlockForm, FactLabel, block_form, compact_fact,
     fit_block, frame_text, line_cost, render_block, render_line,
 )

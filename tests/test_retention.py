@@ -8,9 +8,9 @@ from datetime import timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engram_core.config import EngineConfig
-from engram_core.model import Memory, MemoryKind
-from engram_core.retention import (
+from engram_core.core.config import EngineConfig
+from engram_core.core.model import Memory, MemoryKind
+from engram_core.core.retention import (
     has_faded, initial_stability, reinforced_stability, retention, recency,
 )
 

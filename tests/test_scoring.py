@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engram_core.config import EngineConfig
-from engram_core.scoring import CandidateArrays, breakdown_at, normalise_lexical, score_arrays
+from engram_core.core.config import EngineConfig
+from engram_core.core.scoring import CandidateArrays, breakdown_at, normalise_lexical, score_arrays
 
 CONFIG = EngineConfig()
 

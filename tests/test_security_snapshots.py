@@ -13,7 +13,7 @@ import zstandard
 from snapshot_support import make_snapshotter, moto_endpoint, oss_like, remember, store, texts_in  # noqa: F401
 
 from engram_core.adapters.sqlite_store import LATEST_SCHEMA
-from engram_core.errors import SchemaTooNewError
+from engram_core.core.errors import SchemaTooNewError
 from engram_core.snapshots.admin import list_generations
 from engram_core.snapshots.codec import seal
 from engram_core.snapshots.layout import TenantKeys

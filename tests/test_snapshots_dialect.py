@@ -8,8 +8,8 @@ import oss2
 import pytest
 from snapshot_support import KEY_ID, KEY_SECRET, moto_endpoint, new_bucket, oss_like, oss_store  # noqa: F401
 
-from engram_core.bench.oss_front import LOOPBACK_REGION
-from engram_core.errors import ConfigurationError, GenerationExistsError, ValidationError
+from engram_bench.oss_front import LOOPBACK_REGION
+from engram_core.core.errors import ConfigurationError, GenerationExistsError, ValidationError
 from engram_core.snapshots.dialect import OSS, S3, dialect_named, parse_s3_listing
 from engram_core.snapshots.oss import make_auth, read_small_object
 from engram_core.snapshots.settings import load_oss_settings, parse_oss_url

@@ -21,7 +21,7 @@ from snapshot_support import (  # noqa: F401 - fixtures
     make_snapshotter, moto_endpoint, new_bucket, oss_like, oss_settings, oss_store, remember, store, texts_in,
 )
 
-from engram_core.errors import StoreError
+from engram_core.core.errors import StoreError
 from engram_core.snapshots.admin import collect_garbage, list_generations
 from engram_core.snapshots.codec import seal
 from engram_core.snapshots.layout import TenantKeys

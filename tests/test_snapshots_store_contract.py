@@ -9,7 +9,7 @@ import threading
 import pytest
 from snapshot_support import moto_endpoint, oss_like, store  # noqa: F401 - fixtures
 
-from engram_core.errors import GenerationExistsError
+from engram_core.core.errors import GenerationExistsError
 from engram_core.snapshots.ports import SnapshotStore
 
 META = {"sha256": "ab" * 32, "codec": "zstd", "raw-size": "12", "schema": "2"}

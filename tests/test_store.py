@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engram_core.adapters.sqlite_store import LATEST_SCHEMA, SqliteStore, _migrations
-from engram_core.errors import SchemaTooNewError, StoreError
+from engram_core.core.errors import SchemaTooNewError, StoreError
 
 
 def test_migrations_are_numbered_from_one_without_gaps() -> None:
@@ -50,7 +50,7 @@ def _writer(path: str, worker: int, count: int) -> None:
     from engram_core.adapters.clock import FixedClock
     from fakes import ScriptedLLM, assessment
 
-    from engram_core.runtime import random_id
+    from engram_core.usecases.runtime import random_id
 
     engine = make_engine(FixedClock(START), ScriptedLLM(assess=lambda t: assessment(0.7)), path=path,
                          new_id=random_id)
@@ -79,9 +79,9 @@ def test_migration_3_supersedes_archived_episodes_of_changed_beliefs_only(tmp_pa
 
     from engram_core.adapters.clock import FixedClock
     from engram_core.adapters.hashing import HashingEmbedder
-    from engram_core.adapters.offline_llm import OfflineLLM
+    from engram_core.adapters.offline.llm import OfflineLLM
     from engram_core.adapters.tokens import ConservativeTokenCounter
-    from engram_core.engine import Engine
+    from engram_core.usecases.engine import Engine
 
     path = tmp_path / "v2.sqlite"
     engine = Engine(SqliteStore(path), embedder=HashingEmbedder(), llm=OfflineLLM(), tokens=ConservativeTokenCounter(),

@@ -10,9 +10,9 @@ import pytest
 from conftest import make_engine
 from memory_store import MemoryStore
 
-from engram_core import ports
+from engram_core.core import ports
 from engram_core.adapters.sqlite_store import SqliteStore
-from engram_core.errors import ConfigurationError
+from engram_core.core.errors import ConfigurationError
 from functions import idempotency, schedule
 
 ROOT = Path(__file__).resolve().parent.parent

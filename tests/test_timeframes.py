@@ -6,8 +6,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from engram_core.config import EngineConfig
-from engram_core.timeframes import named_window
+from engram_core.core.config import EngineConfig
+from engram_core.core.timeframes import named_window
 
 from conftest import make_engine
 from fakes import ScriptedLLM, assessment

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engram_core.timeutil import EARLIEST, LATEST, from_storage, to_storage
+from engram_core.core.timeutil import EARLIEST, LATEST, from_storage, to_storage
 
 
 def _by_strptime(text: str) -> datetime | str:

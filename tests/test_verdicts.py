@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engram_core.model import Verdict
-from engram_core.verdicts import extract_json_object, parse_assessment, parse_dream, parse_gist, parse_verdicts
+from engram_core.core.model import Verdict
+from engram_core.core.verdicts import extract_json_object, parse_assessment, parse_dream, parse_gist, parse_verdicts
 
 IDS = ["blf_1", "blf_2"]
 

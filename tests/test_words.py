@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engram_core.words import STOP_WORDS, carries, content_words, meaning, stem
+from engram_core.core.words import STOP_WORDS, carries, content_words, meaning, stem
 
 
 def test_stop_words_are_not_content() -> None:

@@ -10,9 +10,9 @@ import pytest
 from conftest import make_engine
 from fakes import ScriptedLLM, assessment, fact
 
-from engram_core.adapters.offline_llm import OfflineLLM
-from engram_core.errors import BusyError
-from engram_core.model import EventKind
+from engram_core.adapters.offline.llm import OfflineLLM
+from engram_core.core.errors import BusyError
+from engram_core.core.model import EventKind
 
 pytestmark = pytest.mark.both_stores  # the use cases here need no SQL
 

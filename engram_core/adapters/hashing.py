@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from engram_core.errors import ConfigurationError
+from engram_core.core.errors import ConfigurationError
 
 _WORD = re.compile(r"\w+")
 _WORD_WEIGHT = 1.0

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engram_core.errors import ConfigurationError, ProviderError
+from engram_core.core.errors import ConfigurationError, ProviderError
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer

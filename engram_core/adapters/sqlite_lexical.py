@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engram_core.retention import RECALLABLE
+from engram_core.core.retention import RECALLABLE
 
 _MAX_WORDS = 2048  # cached words; the least recently used go first
 RECALLABLE_SQL = "(" + ", ".join(f"'{status.value}'" for status in RECALLABLE) + ")"  # the statuses recall reads

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime
 
-from engram_core.timeutil import to_storage
+from engram_core.core.timeutil import to_storage
 
 
 class PurgeRows:

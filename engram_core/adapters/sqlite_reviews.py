@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
 
-from engram_core.timeutil import to_storage
+from engram_core.core.timeutil import to_storage
 
 
 class StaleReviewRows:

@@ -11,12 +11,12 @@ from typing import TypeVar
 
 import numpy as np
 
-from engram_core.errors import StoreError, UnreadableRecordError
-from engram_core.model import (
+from engram_core.core.errors import StoreError, UnreadableRecordError
+from engram_core.core.model import (
     Belief, Cardinality, DreamAction, DreamProposal, Embedding, Event, EventKind,
     Memory, MemoryKind, MemoryStatus, Message,
 )
-from engram_core.timeutil import from_storage, maybe_from_storage, to_storage
+from engram_core.core.timeutil import from_storage, maybe_from_storage, to_storage
 
 T = TypeVar("T")
 log = logging.getLogger("engram.store")

@@ -17,13 +17,13 @@ from engram_core.adapters.sqlite_purge import PurgeRows
 from engram_core.adapters.sqlite_reviews import StaleReviewRows
 from engram_core.adapters.sqlite_usage import UsageRows
 from engram_core.adapters.sqlite_working import WorkingFileRows
-from engram_core.errors import SchemaTooNewError, StoreError
+from engram_core.core.errors import SchemaTooNewError, StoreError
 from engram_core.migrations import LATEST_SCHEMA
 from engram_core.migrations import numbered as _migrations
-from engram_core.model import AccessState, Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
-from engram_core.private_files import private_dir, private_file
-from engram_core.timeutil import to_storage
-from engram_core.words import content_words
+from engram_core.core.model import AccessState, Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
+from engram_core.adapters.private_files import private_dir, private_file
+from engram_core.core.timeutil import to_storage
+from engram_core.core.words import content_words
 
 _FTS_TOKEN = re.compile(r"\w+", re.UNICODE)
 BUSY_TIMEOUT_MS = 10_000

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from engram_core.model import ModelCall
-from engram_core.timeutil import to_storage
+from engram_core.core.model import ModelCall
+from engram_core.core.timeutil import to_storage
 
 
 class UsageRows:

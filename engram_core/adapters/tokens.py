@@ -23,7 +23,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engram_core.errors import ConfigurationError
+from engram_core.core.errors import ConfigurationError
 
 if TYPE_CHECKING:
     import tiktoken

@@ -7,8 +7,8 @@ import sys
 import click
 
 from engram_core.cli.common import Context, echo, handle_errors
-from engram_core.errors import EngramError
-from engram_core.timeutil import parse_duration
+from engram_core.core.errors import EngramError
+from engram_core.core.timeutil import parse_duration
 
 HELP = "commands: /advance 3w  /session NAME  /beliefs  /quit"
 

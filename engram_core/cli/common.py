@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from engram_core.errors import BusyError, EngramError, GenerationExistsError, ValidationError
+from engram_core.core.errors import BusyError, EngramError, GenerationExistsError, ValidationError
 
 if TYPE_CHECKING:  # imported lazily at run time, to keep --help fast
-    from engram_core.engine import Engine
+    from engram_core.usecases.engine import Engine
     from engram_core.providers import ProviderRoot
 
 EXIT_ERROR = 2
@@ -89,7 +89,7 @@ class Context:
 
     def engine(self) -> Engine:
         if self._engine is None:
-            from engram_core.engine import default_store_path
+            from engram_core.usecases.engine import default_store_path
             from engram_core.snapshots import is_remote
 
             if self.store and is_remote(self.store):
@@ -106,7 +106,7 @@ class Context:
             return f"{self.store} (tenant {self.tenant})"
         if self.store:
             return str(Path(self.store).resolve())
-        from engram_core.engine import default_store_path
+        from engram_core.usecases.engine import default_store_path
 
         return f"{default_store_path()} (the per-user default: --store or ENGRAM_STORE for another)"
 

@@ -36,7 +36,7 @@ def _store_check(path: Path, providers: Providers) -> dict[str, object]:
     if not path.is_file():
         return {"path": str(path), "exists": False}
     from engram_core.adapters.sqlite_store import SqliteStore
-    from engram_core.runtime import EMBEDDER_KEY
+    from engram_core.usecases.runtime import EMBEDDER_KEY
 
     store = SqliteStore(path)
     try:
@@ -59,7 +59,7 @@ def _version(package: str) -> str:
 
 
 def diagnose(ctx: Context) -> dict[str, object]:
-    from engram_core.engine import default_store_path
+    from engram_core.usecases.engine import default_store_path
 
     settings = load_settings()
     providers = build_providers(settings, embedder=ctx.embedder)

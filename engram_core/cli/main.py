@@ -17,8 +17,9 @@ from engram_core.cli.common import (
     stdout_gone,
 )
 from engram_core.cli.doctor import echo_usage
-from engram_core.timeutil import parse_duration
-from engram_core.views import BeliefOut, EventOut, MemoryOut, ProposalOut, RecallOut, WriteOut
+from engram_core.cli.plugins import contributed_commands
+from engram_core.core.timeutil import parse_duration
+from engram_core.core.views import BeliefOut, EventOut, MemoryOut, ProposalOut, RecallOut, WriteOut
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
@@ -316,13 +317,11 @@ def clock_advance(ctx: Context, duration: str) -> None:
 
 
 def _register_more() -> None:
-    from engram_core.cli.bench import bench, register_suites
     from engram_core.cli.chat import chat
     from engram_core.cli.doctor import doctor
     from engram_core.cli.reembed import reembed
     from engram_core.cli.ingest import ingest
     from engram_core.cli.mcp import mcp
-    from engram_core.cli.serve import serve
     from engram_core.cli.snapshots import snapshots
 
     cli.add_command(chat)
@@ -330,10 +329,9 @@ def _register_more() -> None:
     cli.add_command(doctor)
     cli.add_command(reembed)
     cli.add_command(mcp)
-    cli.add_command(serve)
     cli.add_command(snapshots)
-    register_suites()
-    cli.add_command(bench)
+    for command in contributed_commands():
+        cli.add_command(command)
 
 
 _register_more()

@@ -41,8 +41,8 @@ def new_key(tenant: str) -> None:
     """Make an API key: prints the key (give it to the client, once) and the entry to configure."""
     import json
 
-    from engram_core.tenancy import check_tenant_id
-    from engram_core.credentials import hash_key, new_key as make_key
+    from engram_core.tenants.tenancy import check_tenant_id
+    from engram_core.tenants.credentials import hash_key, new_key as make_key
 
     key = make_key()
     click.echo(f"key:   {key}")

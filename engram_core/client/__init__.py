@@ -6,7 +6,7 @@
         engram.remember("Allergic to shellfish", importance=0.95)
         print(engram.recall("book a team dinner", budget_tokens=300).block)
 
-Errors are the engine's own tree (``engram_core.errors``), read from the server's
+Errors are the engine's own tree (``engram_core.core.errors``), read from the server's
 error body, plus ``AuthenticationError``, ``RateLimitError`` and ``UnreachableError``.
 """
 

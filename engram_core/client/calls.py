@@ -11,7 +11,7 @@ from urllib.parse import quote
 from pydantic import BaseModel
 
 # The server's own response models: one definition for both ends of the wire.
-from functions.schemas import (
+from engram_core.core.schemas import (
     BeliefsOut, ChatResponse, DreamApplyOut, EventsOut, ForgetOut, ImportOut, MemoryDetail, MemoryPage, ProposalOut,
     RecallOut, StatsOut, WriteOut,
 )

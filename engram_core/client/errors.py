@@ -7,7 +7,7 @@ status. Every raised error carries ``status`` and the server's ``request_id``.
 
 from __future__ import annotations
 
-from engram_core.errors import (
+from engram_core.core.errors import (
     BusyError, ConfigurationError, CorruptSnapshotError, EmbeddingMismatchError, EngramError, GenerationExistsError,
     ImportFormatError, NotFoundError, ProviderError, SchemaTooNewError, StoreError, ValidationError,
 )

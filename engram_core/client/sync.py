@@ -11,7 +11,7 @@ import httpx2
 from engram_core.client import calls, wire
 from engram_core.client.calls import Call, When
 from engram_core.client.retry import RetryPolicy
-from functions.schemas import (
+from engram_core.core.schemas import (
     BeliefsOut, ChatResponse, DreamApplyOut, EventsOut, ForgetOut, ImportOut, MemoryDetail, MemoryPage, ProposalOut,
     RecallOut, StatsOut, WriteOut,
 )
@@ -21,7 +21,7 @@ T = TypeVar("T")
 
 class EngramClient:
     """``EngramClient(base_url, api_key)``; both default to ENGRAM_URL / ENGRAM_API_KEY. Errors are the engine's
-    (``engram_core.errors``); 429 and 503 are retried after their Retry-After, at most ``max_retries`` times."""
+    (``engram_core.core.errors``); 429 and 503 are retried after their Retry-After, at most ``max_retries`` times."""
 
     def __init__(self, base_url: str | None = None, api_key: str | None = None, *, timeout: float = 120.0,
                  max_retries: int = 3, max_retry_wait: float = 60.0, http_client: httpx2.Client | None = None,

@@ -11,7 +11,7 @@ import httpx2
 from engram_core.client.calls import Answer, Call
 from engram_core.client.errors import UnreachableError, error_from_body
 from engram_core.client.retry import RetryPolicy, parse_retry_after
-from engram_core.errors import ConfigurationError, EngramError
+from engram_core.core.errors import ConfigurationError, EngramError
 
 DEFAULT_URL = "http://127.0.0.1:9000"
 URL_VARIABLE = "ENGRAM_URL"

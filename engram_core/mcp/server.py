@@ -19,14 +19,14 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import ToolAnnotations
 
-from engram_core.errors import ConfigurationError
+from engram_core.core.errors import ConfigurationError
 from engram_core.mcp.settings import HttpAddress, McpSettings
 from engram_core.mcp.tools import MemoryTools
-from engram_core.tenancy import TenantStores, open_tenant_stores
-from engram_core.credentials import KeyRing
+from engram_core.tenants.tenancy import TenantStores, open_tenant_stores
+from engram_core.tenants.credentials import KeyRing
 
 if TYPE_CHECKING:
-    from engram_core.engine import Engine
+    from engram_core.usecases.engine import Engine
     from engram_core.providers import ProviderRoot
 
 MAX_REQUEST_BYTES = 32 * 1024 * 1024  # an import carries a whole export

@@ -8,10 +8,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
-from engram_core.errors import ValidationError
-from engram_core.tenancy import check_tenant_id
-from engram_core.credentials import KeyRing, parse_key_entries
-from engram_core.keyfile import read_key_file
+from engram_core.core.errors import ValidationError
+from engram_core.tenants.tenancy import check_tenant_id
+from engram_core.tenants.credentials import KeyRing, parse_key_entries
+from engram_core.tenants.keyfile import read_key_file
 
 
 class HttpAddress(BaseModel):

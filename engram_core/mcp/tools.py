@@ -13,12 +13,12 @@ from typing import Annotated, Literal, TypeVar
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from engram_core.engine import Engine
-from engram_core.errors import EngramError
-from engram_core.model import EventKind, MemoryKind
-from engram_core.render import render_block, render_line
-from engram_core.tenancy import TenantStores
-from engram_core.views import BeliefOut, EventOut, JsonValue, MemoryOut, ProposalOut, RecallOut, WriteOut
+from engram_core.usecases.engine import Engine
+from engram_core.core.errors import EngramError
+from engram_core.core.model import EventKind, MemoryKind
+from engram_core.core.render import render_block, render_line
+from engram_core.tenants.tenancy import TenantStores
+from engram_core.core.views import BeliefOut, EventOut, JsonValue, MemoryOut, ProposalOut, RecallOut, WriteOut
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engram_core.errors import ConfigurationError
-from engram_core.ports import LLM, Embedder
+from engram_core.core.errors import ConfigurationError
+from engram_core.core.ports import LLM, Embedder
 from engram_core.providers.settings import KEY_VARIABLES, ProviderSettings, load_settings
 from engram_core.providers.usage import UsageMeter
 
@@ -53,7 +53,7 @@ def _pick_llm(settings: ProviderSettings, llm: LLM | None, transport: Transport 
         from engram_core.providers.qwen import QwenLLM
 
         return QwenLLM(settings, transport), "Qwen Cloud key is set"
-    from engram_core.adapters.offline_llm import OfflineLLM
+    from engram_core.adapters.offline.llm import OfflineLLM
 
     return OfflineLLM(), _offline_reason(settings)
 

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING
 
 import openai
 
-from engram_core.completions import wants_usage
-from engram_core.errors import EngramError, ValidationError
-from engram_core.model import CallOutcome, CallPurpose, ModelCall
+from engram_core.usecases.completions import wants_usage
+from engram_core.core.errors import EngramError, ValidationError
+from engram_core.core.model import CallOutcome, CallPurpose, ModelCall
 from engram_core.providers.transport import Sent, Transport
 from engram_core.providers.usage import UsageMeter
 
 if TYPE_CHECKING:
-    from engram_core.completions import PreparedTurn
+    from engram_core.usecases.completions import PreparedTurn
     from engram_core.providers.qwen import QwenLLM
 
 Json = dict[str, object]

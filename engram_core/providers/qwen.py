@@ -17,13 +17,13 @@ from datetime import datetime
 from pydantic import BaseModel, ValidationError
 
 from engram_core.adapters.tokens import default_token_counter
-from engram_core.errors import ProviderError
-from engram_core.model import Belief, CallOutcome, CallPurpose, FactDraft
-from engram_core.ports import TokenCounter
-from engram_core.providers import prompts
+from engram_core.core.errors import ProviderError
+from engram_core.core.model import Belief, CallOutcome, CallPurpose, FactDraft
+from engram_core.core.ports import TokenCounter
+from engram_core.core import prompts
 from engram_core.providers.settings import ProviderSettings
 from engram_core.providers.transport import Sent, Transport
-from engram_core.verdicts import extract_json_object
+from engram_core.core.verdicts import extract_json_object
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from engram_core.errors import ProviderError
-from engram_core.model import CallOutcome, CallPurpose
+from engram_core.core.errors import ProviderError
+from engram_core.core.model import CallOutcome, CallPurpose
 from engram_core.providers.settings import ProviderSettings
 from engram_core.providers.transport import Sent, Transport
 

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
-from engram_core.errors import ConfigurationError
+from engram_core.core.errors import ConfigurationError
 
 DEFAULT_BASE_URL = "https://dashscope-intl.aliyuncs.com/compatible-mode/v1"
 KEY_VARIABLES = ("QWEN_CLOUD_API_KEY", "DASHSCOPE_API_KEY")

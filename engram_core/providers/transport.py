@@ -16,8 +16,8 @@ from typing import Generic, TypeVar
 import openai
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
-from engram_core.errors import ConfigurationError, EngramError, ProviderError
-from engram_core.model import CallOutcome, CallPurpose
+from engram_core.core.errors import ConfigurationError, EngramError, ProviderError
+from engram_core.core.model import CallOutcome, CallPurpose
 from engram_core.providers.settings import KEY_VARIABLES, ProviderSettings
 from engram_core.providers.usage import UsageMeter
 

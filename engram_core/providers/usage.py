@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 
-from engram_core.model import CallOutcome, CallPurpose, ModelCall
+from engram_core.core.model import CallOutcome, CallPurpose, ModelCall
 from engram_core.providers.settings import ModelPrice
 
 PER_MILLION = 1_000_000

@@ -21,7 +21,7 @@ from engram_core.snapshots.settings import OssSettings, SnapshotSettings, load_s
 from engram_core.snapshots.snapshotter import CommitResult, RetryPolicy, Snapshotter
 
 if TYPE_CHECKING:
-    from engram_core.engine import Engine
+    from engram_core.usecases.engine import Engine
 
 __all__ = [
     "CommitResult", "ObjectInfo", "OssSettings", "RetentionPolicy", "RetryPolicy", "SnapshotSettings",

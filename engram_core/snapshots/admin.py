@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from engram_core.errors import BusyError, GenerationExistsError, NotFoundError
+from engram_core.core.errors import BusyError, GenerationExistsError, NotFoundError
 from engram_core.snapshots.codec import Sealed, schema_of
 from engram_core.snapshots.layout import TenantKeys, generation_of, parse_hint, quarantined_generation_of
 from engram_core.snapshots.local import LocalDirStore

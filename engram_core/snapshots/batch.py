@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from engram_core.errors import StoreError
+from engram_core.core.errors import StoreError
 
 if TYPE_CHECKING:
-    from engram_core.engine import Engine
+    from engram_core.usecases.engine import Engine
 
 T = TypeVar("T")
 

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from engram_core.private_files import PRIVATE_FILE, private_dir
+from engram_core.adapters.private_files import PRIVATE_FILE, private_dir
 
 _CACHED = re.compile(r"^(\d{12})\.sqlite$")
 STALE_WORKSPACE_SECONDS = 6 * 3600

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import zstandard
 
-from engram_core.errors import CorruptSnapshotError, SchemaTooNewError
+from engram_core.core.errors import CorruptSnapshotError, SchemaTooNewError
 
 CODEC = "zstd"
 SQLITE_MAGIC = b"SQLite format 3\x00"

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 
 import oss2
 
-from engram_core.errors import ConfigurationError
+from engram_core.core.errors import ConfigurationError
 
 Listed = tuple[str, int, datetime]
 

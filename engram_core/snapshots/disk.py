@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engram_core.errors import ConfigurationError
+from engram_core.core.errors import ConfigurationError
 
 CACHE_SHARE = 0.30
 REPLICA_SHARE = 0.30

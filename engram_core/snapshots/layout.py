@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engram_core.errors import ValidationError
+from engram_core.core.errors import ValidationError
 
 _TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _GENERATION = re.compile(r"/snap/(\d{12})\.sqlite\.zst$")

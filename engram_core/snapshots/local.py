@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
-from engram_core.errors import CorruptSnapshotError, GenerationExistsError, StoreError, ValidationError
-from engram_core.private_files import PRIVATE_FILE, private_dir
+from engram_core.core.errors import CorruptSnapshotError, GenerationExistsError, StoreError, ValidationError
+from engram_core.adapters.private_files import PRIVATE_FILE, private_dir
 from engram_core.snapshots.ports import ObjectInfo, StoredObject
 
 _MAGIC = b"ENGRAM-OBJ1\n"

@@ -18,7 +18,7 @@ import oss2
 import requests
 import urllib3
 
-from engram_core.errors import CorruptSnapshotError, GenerationExistsError, StoreError, ValidationError
+from engram_core.core.errors import CorruptSnapshotError, GenerationExistsError, StoreError, ValidationError
 from engram_core.snapshots.dialect import Dialect, dialect_named
 from engram_core.snapshots.ports import ObjectInfo, StoredObject
 from engram_core.snapshots.settings import OssSettings, load_oss_settings, parse_oss_url

@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from engram_core.errors import ConfigurationError
-from engram_core.errors import ValidationError as EngramValidationError
+from engram_core.core.errors import ConfigurationError
+from engram_core.core.errors import ValidationError as EngramValidationError
 
 if TYPE_CHECKING:
     from engram_core.snapshots.disk import DiskBudget
@@ -37,7 +37,7 @@ def _aliases(*names: str) -> AliasChoices:
 
 
 class OssSettings(BaseSettings):
-    """Object store connection. Environment names are listed in the README."""
+    """Object store connection. Environment names are listed in docs/deploy.md."""
 
     model_config = SettingsConfigDict(frozen=True, extra="ignore", populate_by_name=True)
 

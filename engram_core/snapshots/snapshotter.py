@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from engram_core.migrations import LATEST_SCHEMA
-from engram_core.errors import (
+from engram_core.core.errors import (
     BusyError, CorruptSnapshotError, EngramError, GenerationExistsError, StoreError,
 )
-from engram_core.private_files import write_private
+from engram_core.adapters.private_files import write_private
 from engram_core.snapshots import sqlite_files
 from engram_core.snapshots.batch import Lane, Ticket, abandon
 from engram_core.snapshots.cache import CachedGeneration, WarmCache
@@ -39,7 +39,7 @@ from engram_core.snapshots.ports import SnapshotStore, StoredObject
 from engram_core.snapshots.retention import RetentionPolicy
 
 if TYPE_CHECKING:
-    from engram_core.engine import Engine
+    from engram_core.usecases.engine import Engine
 
 T = TypeVar("T")
 log = logging.getLogger("engram.snapshots")

@@ -6,7 +6,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-from engram_core.errors import CorruptSnapshotError, StoreError
+from engram_core.core.errors import CorruptSnapshotError, StoreError
 
 FREE_PAGE_SHARE_FOR_VACUUM = 0.25
 

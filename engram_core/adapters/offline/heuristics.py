@@ -1,0 +1,476 @@
+"""The offline "LLM": deterministic heuristics for importance, extraction, adjudication,
+gists, dream proposals and a templated reply (pure: no I/O, no clock, no randomness).
+
+Extraction is rule-based (see ``patterns``): a message is split into
+sentences and clauses; questions, hypotheticals and reported speech are skipped;
+each clause runs through the rule table, and a clause that only matches once its
+negation is removed yields a negated fact ("I no longer eat meat").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from engram_core.adapters.offline import patterns as hp
+from engram_core.adapters.offline import updates as hu
+from engram_core.adapters.offline.renames import rename_facts
+from engram_core.adapters.offline.scope import Person, Placed, Scope, place, skip_reason
+from engram_core.core.chattext import normalise_chat, without_quotes
+from engram_core.core.model import Belief, Cardinality, FactDraft, Verdict
+
+# -- text preparation ----------------------------------------------------------------
+
+_QUOTES = str.maketrans({"’": "'", "‘": "'", "“": "", "”": "", '"': "", "…": "...", "–": "-", "—": "-"})
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_SUBJECT_AHEAD = (r"(?=(?:I|I'm|I've|Im|my|we|we're|our|also|he|she|he's|she's|now|left|quit|started|joined|moved|"
+                  r"switched|got|became|stopped|gave)\b)")
+_CLAUSE_BREAK = re.compile(
+    r"\s*;\s*|:\s+(?=(?-i:[A-Z]))|\s+-+\s+"
+    r"|,?\s+(?:and|but|so|because|although|though|while|whereas|plus)\s+" + _SUBJECT_AHEAD
+    + r"|,\s*(?:but|so|because|although|though|plus)\s+"
+    r"|,\s+(?=(?:I|I'm|I've|Im|my|we|we're|our|where|what|who|when|why|how|do|does|did|can|could|is|are|"
+    r"also|actually|btw|oh|anyway|please|he|she|he's|she's|now|here|today|nowadays|currently|these days|so|"
+    r"got|started|joined|moved|switched|left|quit|went|became|landed|bought|picked|vegetarian|vegan|pescatarian|"
+    r"keto|paleo)\b)",
+    re.I)
+# "Did I tell you ..." and "just so you know ..." introduce a statement, not a question.
+_DISCLOSURE = re.compile(
+    r"^(?:(?:did|have)\s+I\s+(?:ever\s+)?(?:tell|told|mention(?:ed)?)\s+you|do\s+you\s+(?:know|remember)|"
+    r"(?:I\s+)?(?:already\s+)?told\s+you|you\s+know|(?:please\s+)?remember|(?:please\s+)?note|keep in mind|"
+    r"just so you know|fyi|for the record|I'd like you to know|I want you to know)\s*(?:that\s+|,\s*)?", re.I)
+QUESTION_START = re.compile(
+    r"^(?:where|what|what's|whats|who|whom|whose|when|why|how|which|do|does|did|is|are|am|was|were|can|could|"
+    r"would|will|should|shall|have|has|may)\b", re.I)
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|suppose|supposing|imagine|hypothetically|pretend|wish|wished|unless|whether|would|wouldn't|"
+    r"could|couldn't|might|maybe|perhaps|probably)\b|\b(?:I|we|you)'d\b", re.I)
+_REPORTED = re.compile(r"\b(?:he|she|they|someone|somebody)\s+(?:said|says|told|tells|thinks|claims)\b", re.I)
+FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|Im|me|my|mine|we|we're|our|us)\b", re.I)
+
+# -- negation ------------------------------------------------------------------------
+
+_GERUND_BASE = {"living": "live", "smoking": "smoke", "using": "use", "dating": "date", "taking": "take",
+                "running": "run", "swimming": "swim", "making": "make", "riding": "ride", "having": "have",
+                "coding": "code", "baking": "bake", "dancing": "dance", "skating": "skate", "driving": "drive"}
+_Rewrite = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
+_CHANGE_NEGATIONS: tuple[_Rewrite, ...] = (
+    (re.compile(r"\bno\s+longer\s+", re.I), ""),
+    (re.compile(r"\b(?:don't|do not|didn't)\s+(.*?)\s*\b(?:anymore|any more|any longer)\b", re.I), r"\1"),
+    (re.compile(r"\b(I(?:'m|\s+am|m))\s+not\s+(.*?)\s*\b(?:anymore|any more|any longer)\b", re.I), r"\1 \2"),
+    (re.compile(r"\b(?:have\s+|'ve\s+)?(?:stopped|quit|gave up)\s+(\w+ing)\b", re.I),
+     lambda m: _GERUND_BASE.get(m.group(1).lower(), m.group(1).lower()[:-3])),
+)
+_PLAIN_NEGATIONS: tuple[_Rewrite, ...] = (
+    (re.compile(r"\b(?:don't|do not)\s+", re.I), ""),
+    (re.compile(r"\b(I(?:'m|\s+am|m))\s+not\s+", re.I), r"\1 "),
+)
+
+
+class Negation(Enum):
+    NONE = "none"
+    CHANGE = "change"  # "no longer", "not ... anymore", "stopped": a belief ends
+    PLAIN = "plain"  # "I don't live in Berlin": a correction
+
+
+def _without_negation(clause: str, rewrites: tuple[_Rewrite, ...]) -> str | None:
+    """The clause with its first negation removed, or None when it has none."""
+    for pattern, replacement in rewrites:
+        changed = pattern.sub(replacement, clause, count=1)
+        if changed != clause:
+            return changed
+    return None
+
+
+# -- object cleaning -----------------------------------------------------------------
+
+_CUT = re.compile(
+    r"\s+(?:because|since|but|so that|so|which|who|whom|where|while|whereas|although|though|unless|until|if|"
+    r"when|as I|as we|as it|with\s+(?:my|our|his|her|their))\b.*$", re.I)
+_CUT_SINGLE = re.compile(r"\s*,.*$|\s+(?:and|&)\s+.*$", re.I)
+_CUT_BY_PREDICATE = {
+    "job_title": re.compile(r"\s+(?:at|for|in|with|from|based|since)\s+.*$", re.I),
+    "works_at": re.compile(r"\s+(?:as|in|since)\s+.*$", re.I),
+}
+_TIME_TAIL = re.compile(
+    r"(?:^|\s+)(?:(?:last|this|past)\s+(?:week|month|year|weekend|night|spring|summer|fall|autumn|winter|time)|"
+    r"(?:(?:a\s+)?(?:few|couple(?:\s+of)?|\d+|one|two|three|several|some)\s+)?(?:days?|weeks?|months?|years?)"
+    r"\s+ago|a while ago|yesterday|today|recently|lately|every\s+(?:single\s+)?\w+|for\s+(?:the\s+(?:last|past)\s+)?"
+    r"(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+)?"
+    r"(?:a\s+few|a\s+couple\s+of|several|many|\w+)\s+(?:days|weeks|months|years)|earlier\s+this\s+(?:week|month|year)|"
+    r"(?:in|over|during)\s+(?:the\s+)?(?:(?:early|late)\s+)?(?:spring|summer|autumn|fall|winter|holidays)|"
+    r"(?:on|this|last)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:on|over|at)\s+the\s+weekend|"
+    r"in\s+(?:early\s+|late\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|\d{4}))$", re.I)
+_SOFT_TAIL = re.compile(
+    r"(?:^|\s+)(?:now|right now|just now|for now|these days|nowadays|anymore|any more|currently|"
+    r"at the moment|at present|again|too|as well|actually|though|already|officially|finally|by the way|btw|"
+    r"haha|lol|originally|I think|I guess|I believe|ok|okay|then|instead|completely|altogether|entirely|also|"
+    r"for good|totally|for me|tbh|to be honest|now on|from now on)$", re.I)
+_TAIL_PUNCT = re.compile(r"[^\w%+#]+$")
+_LEAD_FILLER = re.compile(r"^(?:just|now|currently|actually|also|really|still|very much|so much|a lot)\s+", re.I)
+_LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&|as well as)\s+", re.I)
+_JUNK_OBJECTS = frozenset("it that this these those them him her you anything nothing everything something one "
+                          "there here so too much lots".split())
+# A list item that starts with a verb is the next thought ("I love chocolate, eat it every day"), not a value.
+_JUNK_FIRST = frozenset("it that this you what when why who where if whether because eat drink go do play have get "
+                        "make take see watch listen".split())
+
+
+def _trim_tails(text: str, keep_time: bool) -> str:
+    while True:
+        trimmed = _TAIL_PUNCT.sub("", text)
+        trimmed = _SOFT_TAIL.sub("", trimmed)
+        trimmed = trimmed if keep_time else _TIME_TAIL.sub("", trimmed)
+        trimmed = _LEAD_FILLER.sub("", trimmed).strip()
+        if trimmed == text:
+            return text
+        text = trimmed
+
+
+_KEEPS_COMMAS = frozenset({"address"})  # "42 Harbour Road, flat 3" is one value
+
+
+def clean_object(raw: str, predicate: str, *, single: bool, keep_time: bool = False) -> str:
+    """The fact's object as the user wrote it, minus connectives, filler and punctuation."""
+    text = _CUT.sub("", raw.strip())
+    if single and predicate not in _KEEPS_COMMAS:
+        text = _CUT_SINGLE.sub("", text)
+    cut = _CUT_BY_PREDICATE.get(predicate)
+    text = cut.sub("", text) if cut else text
+    return _trim_tails(" ".join(text.split()), keep_time)
+
+
+def _usable_object(obj: str) -> bool:
+    words = obj.lower().split()
+    return 0 < len(words) <= 12 and obj.lower() not in _JUNK_OBJECTS and words[0] not in _JUNK_FIRST
+
+
+# -- drafting ------------------------------------------------------------------------
+
+_REVISION_CUE = re.compile(
+    r"\b(?:actually|now|nowadays|these days|lately|anymore|any more|no longer|switched|changed|instead|moved|"
+    r"relocated|renamed|joined|started|became|got promoted|since then|from now on|recently|update)\b"
+    r"|\b(?-i:new)\b", re.I)
+_VERB_3RD = {"love": "loves", "like": "likes", "enjoy": "enjoys", "adore": "adores", "dig": "digs",
+             "hate": "hates", "dislike": "dislikes", "detest": "detests", "loathe": "loathes",
+             "despise": "despises", "don't like": "doesn't like", "do not like": "doesn't like",
+             "don't enjoy": "doesn't enjoy"}
+_FIRST_PERSON_WORDS = re.compile(r"\b(?:my|our|me|us|mine|ours|myself|ourselves)\b", re.I)
+_THIRD_PERSON = {"my": "their", "our": "their", "me": "them", "us": "them", "mine": "theirs", "ours": "theirs",
+                 "myself": "themselves", "ourselves": "themselves"}
+CRITICAL = re.compile(
+    r"\b(?:allerg\w*|anaphyla\w*|epi-?pens?|intoleran\w*|c[o]?eliac|diabet\w*|insulin|asthma\w*|epilep\w*|"
+    r"seizures?|pacemaker|blood thinners?|warfarin|pregnan\w*|heart condition|emergency contact|suicid\w*|"
+    r"self[- ]harm|overdose|medication)\b", re.I)
+
+
+@dataclass(frozen=True)
+class _Context:
+    subject: str
+    display: str
+    cue_text: str  # clause plus what precedes it in the sentence, for revision cues
+    lowercase: bool = False  # the message has no capitals at all
+
+
+def _possessive(display: str) -> str:
+    return display + ("'" if display.endswith("s") else "'s")
+
+
+def _with_article(obj: str) -> str:
+    if re.match(r"(?:a|an|the|my)\s", obj, re.I):
+        return obj
+    return ("an " if obj[:1].lower() in "aeiou" else "a ") + obj
+
+
+def _negated_statement(positive: str, display: str, plain: bool) -> str:
+    """"The user lives in X." becomes "The user no longer lives in X." (or "does not live in X")."""
+    if positive.startswith(_possessive(display)) or re.match(re.escape(display) + r" (?:is|can) ", positive):
+        word = "not" if plain else "no longer"
+        negated = re.sub(r" (is|can) ", lambda m: f" {m.group(1)} {word} ", positive, count=1)
+        return negated if negated != positive else f"{'Not' if plain else 'No longer'} true: {positive}"
+    rest = positive[len(display) + 1:]
+    if not plain:
+        return f"{display} no longer {rest}"
+    verb, _, tail = rest.partition(" ")
+    base = {"has": "have", "does": "do", "goes": "go"}.get(verb, re.sub(r"(?:(?<=[^aeiou])ies$)", "y", verb))
+    base = base[:-2] if re.search(r"(?:ch|sh|ss|x)es$", base) else base.removesuffix("s")
+    return f"{display} does not {base} {tail}"
+
+
+def _predicate_for(rule: hp.Rule, m: re.Match[str], obj: str) -> str:
+    groups = m.groupdict()
+    if rule.predicate == "prefers_?":
+        topic = hp.topic_of(obj)
+        return f"prefers_{topic}" if topic else "prefers"
+    if "{topic}" in rule.predicate:
+        return "prefers_" + hp.topic_slug(groups["topic"])
+    if "{rel}" in rule.predicate:
+        return rule.predicate.replace("{rel}", hp.relation_predicate(groups["rel"]))
+    if "{thing}" in rule.predicate:
+        return rule.predicate.replace("{thing}", re.sub(r"\W+", "_", groups["thing"].lower()))
+    return rule.predicate
+
+
+def spec_for(predicate: str) -> hp.PredicateSpec:
+    if predicate in hp.PREDICATES:
+        return hp.PREDICATES[predicate]
+    if predicate in hu.SPECS:
+        return hu.SPECS[predicate]
+    if predicate.endswith("_name") and not predicate.startswith(("family_", "pet_")):
+        return hu.THING_NAME
+    if predicate.startswith("prefers_"):
+        return hp.TOPIC_PREFERENCE
+    return hp.RELATION_COUNT if predicate.endswith("_count") else hp.RELATION
+
+
+def _third_person(obj: str) -> str:
+    """"my thesis" reads "their thesis" in a statement about the user."""
+    return _FIRST_PERSON_WORDS.sub(lambda m: _THIRD_PERSON[m.group(0).lower()], obj)
+
+
+def _spoken_topic(groups: dict, predicate: str) -> str:
+    """The topic as said ("dish"), or as inferred from the object ("drink" for "black coffee")."""
+    said = groups.get("topic") or predicate.removeprefix("prefers_").replace("_", " ")
+    return " ".join(hp.TOPIC_HEDGES.sub(" ", said.lower()).split())
+
+
+def _statement(rule: hp.Rule, spec: hp.PredicateSpec, m: re.Match[str], obj: str, predicate: str,
+               ctx: _Context) -> str:
+    groups = m.groupdict()
+    verb = (groups.get("verb") or "").lower()
+    spoken = _third_person(obj)
+    return (rule.template or spec.template).format(
+        d=ctx.display, p=_possessive(ctx.display), o=spoken, ao=_with_article(spoken),
+        rel=(groups.get("rel") or "").lower(), topic=_spoken_topic(groups, predicate),
+        thing=(groups.get("thing") or "").lower(),
+        v=_VERB_3RD.get(verb, verb or rule.predicate))
+
+
+def _draft(rule: hp.Rule, m: re.Match[str], obj: str, ctx: _Context, negation: Negation) -> FactDraft:
+    predicate = _predicate_for(rule, m, obj)
+    spec = spec_for(predicate)
+    statement = _statement(rule, spec, m, obj, predicate, ctx)
+    negated = rule.negated or negation is not Negation.NONE
+    if negated:
+        statement = _negated_statement(statement, ctx.display, plain=negation is Negation.PLAIN)
+    critical = spec.critical or (predicate.startswith("family_") and CRITICAL.search(obj) is not None)
+    cue = _REVISION_CUE.search(ctx.cue_text.replace(obj, " ")) is not None
+    return FactDraft(
+        subject=ctx.subject, predicate=predicate, object=obj, statement=statement, kind=spec.kind,
+        importance=max(spec.importance, 0.95 if critical else 0.0), cardinality=spec.cardinality,
+        negated=negated, critical=critical, revision=rule.revision or negation is Negation.CHANGE or cue,
+        tentative=rule.tentative)
+
+
+def _raw_objects(rule: hp.Rule, m: re.Match[str]) -> list[str]:
+    raw = m.group("obj")
+    who = m.groupdict().get("who")
+    if who and rule.predicate == "{rel}":
+        raw = f"{who} {raw}"  # "my sister Ana lives in Porto": the name belongs to the object
+    if rule.listy and not raw.lower().startswith("how to "):
+        return [part for part in _LIST_SPLIT.split(raw) if part]
+    return [raw]
+
+
+def _drafts_from_match(rule: hp.Rule, m: re.Match[str], ctx: _Context, negation: Negation) -> Iterable[FactDraft]:
+    single = not rule.listy
+    for raw in _raw_objects(rule, m):
+        obj = clean_object(raw, rule.predicate, single=single, keep_time=rule.keep_time)
+        checked = obj if rule.check_group == "obj" else m.group(rule.check_group)
+        # A user who writes all in lower case names places in lower case too ("moved to hamburg").
+        if ctx.lowercase:
+            checked = checked[:1].upper() + checked[1:]
+        if _usable_object(obj) and (rule.check is None or rule.check(checked)):
+            yield _draft(rule, m, obj, ctx, negation)
+
+
+ALL_RULES: tuple[hp.Rule, ...] = hp.RULES + hu.RULES
+
+
+def _apply_rules(clause: str, ctx: _Context, negation: Negation,
+                 rules: tuple[hp.Rule, ...] = ALL_RULES) -> list[FactDraft]:
+    """Every rule that matches the clause; a later rule never repeats an earlier rule's object."""
+    first_person = FIRST_PERSON.search(clause) is not None
+    found: dict[str, FactDraft] = {}
+    for rule in rules:
+        if (rule.first_person and not first_person) or (negation is not Negation.NONE and not rule.negatable):
+            continue
+        m = rule.pattern.search(clause)
+        for draft in _drafts_from_match(rule, m, ctx, negation) if m else ():
+            found.setdefault(normalise(draft.object), draft)
+    return list(found.values())
+
+
+def _is_question(clause: str) -> bool:
+    return clause.rstrip().endswith("?") or QUESTION_START.match(clause) is not None
+
+
+def _clause_facts(clause: str, ctx: _Context) -> list[FactDraft]:
+    statement = _DISCLOSURE.sub("", clause, count=1)
+    disclosed = statement != clause
+    if (_is_question(statement) and not disclosed) or _HYPOTHETICAL.search(statement) or _REPORTED.search(statement):
+        return []
+    statement = statement.rstrip("?")
+    changed = _without_negation(statement, _CHANGE_NEGATIONS)
+    found = _apply_rules(changed, ctx, Negation.CHANGE) if changed else []
+    found = found or _apply_rules(statement, ctx, Negation.NONE)
+    if not found and not changed and (correction := _correction(statement, ctx)):
+        return [correction]
+    plain = None if found or changed else _without_negation(statement, _PLAIN_NEGATIONS)
+    return found or (_apply_rules(plain, ctx, Negation.PLAIN) if plain else [])
+
+
+_CORRECTION = re.compile(
+    r"^(?P<cue>(?:(?:sorry|sry|oops|ugh|wait|no|nope|actually|correction|typo|my bad|never mind|excuse me|I mean|"
+    r"I meant|I meant to say|I wanted to say|I want to say|it's|its|it is|that's|should be|make that)[,:!.]?\s+)*)"
+    r"(?P<new>[\w:'&.-]+(?:\s+[\w:'&.-]+){0,3}?)(?P<comma>,?)\s+not\s+(?:the\s+|a\s+|an\s+)?"
+    r"(?P<old>[\w:'&-]+(?:\s+[\w:'&-]+){0,3}?)[.!]*$", re.I)
+
+
+def _correction(clause: str, ctx: _Context) -> FactDraft | None:
+    """"I mean Tuesday, not Monday": which belief it corrects is settled against the ledger."""
+    m = _CORRECTION.match(clause.strip()) or _CORRECTION.match(re.sub(r"^[^:]{0,60}:\s*", "", clause.strip()))
+    if m is None or not (m.group("cue") or m.group("comma")) or m.group("new").lower().startswith(("i'm", "i ")):
+        return None  # "I'm not sure" corrects nothing: "X, not Y" or "I mean X not Y" does
+    new, old = m.group("new").strip(" ,."), m.group("old").strip(" ,.")
+    return FactDraft(subject=ctx.subject, predicate="corrects", object=new, statement=f"{ctx.display} means {new}, "
+                     f"not {old}.", importance=0.7, revision=True, replaces=old)
+
+
+def _disclosure_removed(clause: str) -> str:
+    """"Did I tell you I moved to Munich?" states "I moved to Munich"."""
+    stripped = _DISCLOSURE.sub("", clause, count=1)
+    return stripped.rstrip("?").rstrip() if stripped != clause else clause
+
+
+
+def _person_context(person: Person, ctx: _Context) -> _Context:
+    """Another person's facts, relative to whoever speaks: "The user's sister", "Caroline's sister"."""
+    if ctx.subject == "user" or not person.display.startswith("The user's "):
+        return _Context(person.subject, person.display, ctx.cue_text, ctx.lowercase)
+    relation = person.display.removeprefix("The user's ")
+    return _Context(f"{ctx.subject} {relation}", f"{_possessive(ctx.display)} {relation}", ctx.cue_text,
+                    ctx.lowercase)
+
+
+def _placed_facts(clause: str, placed: Placed, ctx: _Context) -> list[FactDraft]:
+    """The facts of a placed clause: the user's, another person's (their naming stays the user's), or none."""
+    if _is_question(clause.lstrip()):
+        return []
+    if placed.scope is Scope.USER:
+        return _clause_facts(placed.text, ctx)
+    naming = _apply_rules(clause, ctx, Negation.NONE, hp.NAMING_RULES) if placed.person else []
+    if placed.scope is Scope.SKIP:
+        return naming
+    return naming + _clause_facts(placed.text, _person_context(placed.person, ctx))
+
+
+def _clauses(sentence: str) -> list[tuple[str, str]]:
+    """(text before the clause, clause) pairs, so a leading "Actually," still counts as a cue."""
+    pieces, start = [], 0
+    for brk in _CLAUSE_BREAK.finditer(sentence):
+        pieces.append((sentence[:start], sentence[start:brk.start()]))
+        start = brk.end()
+    pieces.append((sentence[:start], sentence[start:]))
+    return [(lead, clause.strip()) for lead, clause in pieces if clause.strip()]
+
+
+_ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Jr|Sr|Mt|vs|etc|approx|no)\.$", re.I)
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of chat text, with other people's quoted words left out and chat shorthand expanded."""
+    cleaned = normalise_chat(without_quotes(text.translate(_QUOTES)))
+    cleaned = re.sub(r"(?<!\w)'|'(?!\w)", "", cleaned)
+    merged: list[str] = []
+    for piece in (s.strip() for s in _SENTENCE_END.split(cleaned) if s and s.strip()):
+        if merged and _ABBREVIATION.search(merged[-1]):  # "Call me Dr. Sam." is one sentence
+            merged[-1] = f"{merged[-1]} {piece}"
+        else:
+            merged.append(piece)
+    return merged
+
+
+def _renames(sentence: str, subject: str, display: str, lowercase: bool) -> list[FactDraft]:
+    if _is_question(sentence) or _HYPOTHETICAL.search(sentence) or skip_reason(sentence):
+        return []
+    return rename_facts(sentence, subject, display, lowercase)
+
+
+def extract_facts(text: str, subject: str = "user", display: str = "The user") -> tuple[FactDraft, ...]:
+    """Personal facts stated in ``text``, in order, one per (subject, predicate, object)."""
+    drafts: dict[tuple[str, str, str], FactDraft] = {}
+    last: Person | None = None  # the person "he" or "she" refers to
+    lowercase = text == text.lower()
+    for sentence in sentences(text):
+        said_values = {normalise(d.object) for d in drafts.values()}
+        for lead, said in _clauses(sentence):
+            clause = _disclosure_removed(said)
+            placed = place(clause, last)
+            last = placed.person or last
+            for draft in _placed_facts(clause, placed, _Context(subject, display, f"{lead} {clause}", lowercase)):
+                drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)
+        found = {normalise(d.object) for d in drafts.values()} - said_values
+        for draft in _renames(sentence, subject, display, lowercase):  # a rename unless a clause rule said it
+            if draft.predicate == "allergy" or normalise(draft.object) not in found:
+                drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)
+    return tuple(drafts.values())
+
+
+# -- adjudication --------------------------------------------------------------------
+
+_ARTICLES = re.compile(r"\b(?:the|a|an|my|our)\b", re.I)
+_PREDICATE_ALIASES = {"location": "lives_in", "city": "lives_in", "residence": "lives_in", "home_city": "lives_in",
+                      "current_city": "lives_in", "employer": "works_at", "company": "works_at",
+                      "workplace": "works_at", "occupation": "job_title", "job": "job_title", "role": "job_title",
+                      "profession": "job_title", "full_name": "name", "project": "project_name",
+                      "allergies": "allergy", "hobbies": "hobby"}
+
+
+def normalise(value: str) -> str:
+    """Case, articles, punctuation and spacing do not make a different value."""
+    return " ".join(re.findall(r"[\w+#]+", _ARTICLES.sub(" ", value.lower())))
+
+
+def canonical_predicate(predicate: str) -> str:
+    key = re.sub(r"[^a-z0-9]+", "_", predicate.lower()).strip("_")
+    key = re.sub(r"^favou?rite_", "prefers_", key)
+    return _PREDICATE_ALIASES.get(key, key)
+
+
+def _objects_overlap(a: str, b: str) -> bool:
+    """Same value, or one names the other ("Acme" vs "Acme Corp")."""
+    wa, wb = set(normalise(a).split()), set(normalise(b).split())
+    return bool(wa and wb) and (wa <= wb or wb <= wa)
+
+
+def _same_attribute(new: FactDraft, old: Belief) -> bool:
+    """A revised topic preference replaces a bare like of the same topic ("likes coffee")."""
+    new_predicate, old_predicate = canonical_predicate(new.predicate), canonical_predicate(old.predicate)
+    if not (new.revision and new_predicate.startswith("prefers_") and old_predicate in ("likes", "prefers")):
+        return False
+    topic = new_predicate.removeprefix("prefers_")
+    words = normalise(old.object).split()
+    return bool(words) and all(hp.topic_of(w) == topic for w in words)
+
+
+def verdict_for(new: FactDraft, old: Belief) -> Verdict:
+    """Conservative: anything not clearly the same attribute coexists."""
+    if new.subject.strip().lower() != old.subject.strip().lower():
+        return Verdict.COEXIST
+    same_predicate = canonical_predicate(new.predicate) == canonical_predicate(old.predicate)
+    if new.negated:
+        return Verdict.SUPERSEDE if same_predicate and _objects_overlap(new.object, old.object) else Verdict.COEXIST
+    if same_predicate and normalise(new.object) == normalise(old.object):
+        return Verdict.DISCARD
+    if same_predicate:
+        single = new.cardinality is Cardinality.ONE and old.cardinality is Cardinality.ONE
+        return Verdict.SUPERSEDE if single else Verdict.COEXIST
+    return Verdict.SUPERSEDE if _same_attribute(new, old) else Verdict.COEXIST
+
+
+def adjudicate(new: FactDraft, candidates: Sequence[Belief]) -> dict:
+    return {"verdicts": [{"id": b.id, "verdict": verdict_for(new, b).value} for b in candidates]}

@@ -1,0 +1,289 @@
+"""Whose statement a clause is, and whether it says what is true now (pure).
+
+Before any extraction rule runs, each clause is placed. A question, a hypothetical or
+wish, the past, and words quoted or reported from someone else say nothing about the
+user's present, so they are skipped: the message is still kept as an episode, it just
+makes no belief. A clause about another person ("my sister lives in Porto", "Priya
+moved to Sydney", "she's at Oakwood now") is rewritten as that person's own first-person
+statement, so the same rules read it and the facts get that person as their subject.
+A clause whose subject is left out ("Just moved to Madrid!") gets its "I" back.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+from engram_core.adapters.offline.lexicon import REL_ALIASES
+
+USER = "user"
+
+
+class Scope(str, Enum):
+    USER = "user"
+    OTHER = "other"  # another person's fact, rewritten in the first person
+    SKIP = "skip"  # states nothing true now about anyone we can name
+
+
+@dataclass(frozen=True)
+class Person:
+    subject: str  # the belief subject: "sister", "tom"
+    display: str  # how statements name them: "The user's sister", "Tom"
+
+
+@dataclass(frozen=True)
+class Placed:
+    scope: Scope
+    text: str
+    person: Person | None = None
+    reason: str = ""
+
+
+# -- what a clause does not assert --------------------------------------------------
+
+_WISH = re.compile(
+    r"\b(?:some\s*day|one\s+day|in\s+(?:the\s+)?future|dream(?:s|ing|ed)?|day\s*dream\w*|wants?\s+to(?!\s+say)|wanna|"
+    r"would\s+(?:like|love)|'d\s+(?:like|love)|hope|hoping|gonna|going\s+to|thinking\s+(?:about|of)|"
+    r"planning\s+(?:to|on)|plan\s+to|part\s+of\s+me|in\s+another\s+life|will|'ll|shall|consider(?:ing)?|"
+    r"tempted|fantasi[sz]e|what\s+if|even\s+if|whenever)\b", re.I)
+_HABITUAL_PAST = re.compile(
+    r"\b(?:used\s+to|use\s+to|back\s+(?:when|in|then)|in\s+the\s+day|when\s+I\s+was|as\s+an?\s+(?:kid|child|teen|"
+    r"teenager|student|boy|girl|youngster)|in\s+(?:college|high\s+school|hs|uni|university|school|my\s+(?:twenties|"
+    r"teens|thirties|forties|youth|childhood|country))|(?:years|decades|ages)\s+ago|until\s+I\s+was|formerly|"
+    r"previously|once\s+upon|growing\s+up|before\s+I\s+was|last\s+year\s+I\s+was)\b", re.I)
+# A stative past ("I was vegetarian", "I had a Beetle", "I lived in Bergen") is history; an event that
+# made the present is not ("I was laid off", "I was born in", "I moved").
+_STATIVE_PAST = re.compile(
+    r"\b(?:I|we)\s+(?:was|were|had|lived|worked|studied|played|flew|owned|ate|drove|taught|dated)\b"
+    r"(?!\s+(?:born|raised|laid|fired|let|hired|promoted|diagnosed|told|asked|just|recently|finally))", re.I)
+_NOW = re.compile(r"\b(?:now|still|currently|these\s+days|nowadays|anymore|any\s+more|since|today)\b", re.I)
+_REPORTING = re.compile(
+    r"\b(?:said|says|say|saying|told|tells|tell|mentioned|mentions|announced|announces|claims?|claimed|"
+    r"insists?|thinks|reckons|introduced\s+(?:himself|herself|themselves)|texted|wrote)\b", re.I)
+_SELF_REPORT = re.compile(r"^(?:I\s+(?:told|tell|said|say|mentioned)\s+(?:\w+\s+){0,3}?(?:that\s+)?)"
+                          r"(?=I\b|I'm\b|I've\b|my\b)", re.I)
+_ACCORDING = re.compile(r"^according\s+to\s+(?P<who>[^,]+),\s*(?P<rest>.+)$", re.I)
+_ACCORDING_ALONE = re.compile(r"^according\s+to\s+(?P<who>.+?)[,.]?$", re.I)
+
+
+def skip_reason(clause: str) -> str | None:
+    """Why a (first-person) clause asserts nothing about now, or None."""
+    if _WISH.search(clause):
+        return "hypothetical or wish"
+    if _HABITUAL_PAST.search(clause):
+        return "the past"
+    if _STATIVE_PAST.search(clause) and not _NOW.search(clause):
+        return "the past"
+    return None
+
+
+# -- other people ---------------------------------------------------------------------
+
+_PEOPLE = {"bro": "brother", "sis": "sister", "gf": "girlfriend", "bf": "boyfriend", "hubby": "husband",
+           "neighbor": "neighbour", "coworker": "colleague", "co-worker": "colleague", "roomie": "roommate",
+           "best friend": "friend", "bestie": "friend", "mother in law": "mother-in-law",
+           "father in law": "father-in-law", **REL_ALIASES}
+_REL_WORDS = (
+    r"(?:wife|husband|hubby|partner|spouse|boyfriend|girlfriend|bf|gf|fianc[ée]e?|son|daughter|kid|child|"
+    r"baby|mom|mum|mother|dad|father|brother|bro|sister|sis|sibling|twin|grandmother|grandma|granny|"
+    r"grandfather|grandpa|aunt|uncle|cousin|niece|nephew|stepson|stepdaughter|mother[- ]in[- ]law|"
+    r"father[- ]in[- ]law|in-laws|parents|best\s+friend|friend|bestie|boss|manager|colleague|co-?worker|"
+    r"roommate|roomie|flatmate|housemate|neighbou?r|teacher|coach|doctor|therapist|landlord|landlady)")
+_REL_ADJ = r"(?:(?:little|older|younger|big|baby|eldest|oldest|youngest|twin|new|lil|step|ex|dear|old)[- ]?\s*)*"
+_LEAD_FILLERS = r"(?:(?:and|so|but|also|oh|well|btw|ok|okay|plus|then|now|today|yesterday|apparently)[,]?\s+)*"
+_POSSESSIVE_OF = re.compile(r"^(?:the|a)\s+(?P<what>\w+(?:\s+\w+)?)\s+of\s+my\s+" + _REL_ADJ + r"(?P<rel>"
+                            + _REL_WORDS + r")\s+(?P<rest>(?:is|are|was)\b.*)$", re.I)
+_REL_SUBJECT = re.compile(
+    r"^" + _LEAD_FILLERS + r"(?:my|our)\s+" + _REL_ADJ + r"(?P<rel>" + _REL_WORDS + r")(?P<poss>'s|s')?"
+    r"(?:,?\s+(?-i:(?P<name>[A-Z][\w-]+)),?)?\s+(?P<rest>.+)$", re.I)
+# Chat drops the "my": "husband sold the civic", "Dad quit smoking" (a verb must follow).
+_BARE_REL_SUBJECT = re.compile(
+    r"^" + _LEAD_FILLERS + r"(?P<rel>" + _REL_WORDS + r")\s+(?P<rest>(?:\w+ed|sold|quit|left|got|went|took|made|"
+    r"moved|lives|works|plays|is|has|was|says|said|told|just|finally|now)\b.*)$", re.I)
+# A bare name as a subject only with a verb that people do: "Quill is dead" names a product.
+_PERSON_VERBS = (r"(?:moved|relocated|lives|works|worked|joined|started|quit|left|graduated|studies|switched|"
+                 r"retired|became|got|bought|sold|plays|goes|went|finally|just|recently|now|hung|took|told|said|"
+                 r"says|keeps|announced|mentioned|texted|drives|teaches|runs|has\s+(?:moved|started|joined|left))")
+_NAME_SUBJECT = re.compile(r"^" + _LEAD_FILLERS + r"(?-i:(?P<name>[A-Z][a-z]+))\s+(?P<rest>" + _PERSON_VERBS
+                           + r"\b.*)$", re.I)
+_PRONOUN = re.compile(r"^" + _LEAD_FILLERS + r"(?P<pro>he|she|they)(?P<verb>'s|'ve|'d|'ll)?\s*(?P<rest>.*)$", re.I)
+_POSSESSIVE_PRONOUN = re.compile(r"^" + _LEAD_FILLERS + r"(?:his|her|their)\s+(?P<rest>\w+.*)$", re.I)
+_NOT_PEOPLE_NAMES = frozenset(
+    "i the my our this that it its maybe marketing leadership everyone someone nobody today yesterday tomorrow "
+    "mom dad mum just finally recently also so and ok okay well now then actually anyway update guess big new "
+    "sorry still really honestly basically literally officially already never always usually please yes no "
+    "hey hi hello oh wow ugh quick small huge fun plot good bad great after before since when while once we "
+    "you they he she there here what who why how which".split())
+# "'s" after a person is "is" when a place, state or verb follows, else it is a possessive.
+_IS_FOLLOWERS = re.compile(r"^(?:in|at|a|an|the|from|on|not|no|now|still|back|home|going|moving|living|working|"
+                           r"studying|teaching|coordinating|retired|married|pregnant|vegan|vegetarian|a\b|"
+                           r"\w+ing\b|been|got|into|obsessed|off|out|over|with|also|just|finally|really|always)",
+                           re.I)
+
+
+def person_for(rel: str | None, name: str | None) -> Person:
+    if rel:
+        key = _PEOPLE.get(" ".join(rel.lower().split()), " ".join(rel.lower().split()))
+        key = _PEOPLE.get(key, key)
+        return Person(key, f"The user's {key}")
+    return Person(name.lower(), name)
+
+
+_THIRD_TO_FIRST = {"is": "am", "'s": "'m", "has": "have", "does": "do", "doesn't": "don't", "isn't": "am not",
+                   "hasn't": "haven't", "was": "was", "wasn't": "wasn't", "'ve": "'ve", "'d": "'d", "'ll": "'ll",
+                   "are": "am", "aren't": "am not", "have": "have", "were": "was", "goes": "go"}
+_VERB_ADVERBS = frozenset("just finally now still also really recently already actually currently never always "
+                          "usually no longer even apparently officially".split())
+_OBJECT_PRONOUNS = [(re.compile(r"\b(?:his|her|their)\b", re.I), "my"), (re.compile(r"\bhim\b", re.I), "me"),
+                    (re.compile(r"\b(?:himself|herself|themselves)\b", re.I), "myself"),
+                    (re.compile(r"\b(?:he|she)(?='s|'ve|'d|'ll|\b)", re.I), "I"),
+                    (re.compile(r"\bI's\b"), "I'm"), (re.compile(r"\bI\s+is\b"), "I am"),
+                    (re.compile(r"\bI\s+has\b"), "I have"), (re.compile(r"\bI\s+doesn't\b"), "I don't")]
+
+
+_PARTICIPLE = re.compile(r"^(?:(?:just|finally|now|also|recently|already|never|always)\s+)*(?:\w+ed|been|gone|got|"
+                         r"gotten|left|become|done|taken|found|made|given|quit|started|joined|moved)\b", re.I)
+
+
+def _base_verb(word: str) -> str:
+    low = word.lower()
+    if low in _THIRD_TO_FIRST:
+        return _THIRD_TO_FIRST[low]
+    if low.endswith("ies") and len(low) > 4:
+        return low[:-3] + "y"
+    if re.search(r"(?:ch|sh|ss|x|o)es$", low):
+        return low[:-2]
+    return low[:-1] if low.endswith("s") and not low.endswith("ss") and len(low) > 3 else low
+
+
+def first_person(rest: str, contraction: str | None = None) -> str:
+    """"lives in Porto" -> "I live in Porto"; "'s at Oakwood now" -> "I'm at Oakwood now"."""
+    if contraction == "'s" and _PARTICIPLE.match(rest):
+        contraction = "'ve"  # "she's moved" is "she has moved"
+    if contraction:
+        rest = f"{contraction} {rest}"
+    words = rest.split()
+    for i, word in enumerate(words):
+        if word.lower() in _VERB_ADVERBS or (word.lower() == "no" and i + 1 < len(words)):
+            continue
+        words[i] = _base_verb(word)
+        break
+    text = "I " + " ".join(words)
+    text = re.sub(r"\b(and|but|then)\s+(?!is\b|was\b|has\b)(\w+s)\b", lambda m: f"{m.group(1)} {_base_verb(m.group(2))}",
+                  text)  # "graduated and works at Infosys" -> "... and work at Infosys"
+    text = text.replace("I 'm ", "I'm ").replace("I 've ", "I've ").replace("I 'd ", "I'd ").replace("I 'll ", "I'll ")
+    for pattern, replacement in _OBJECT_PRONOUNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _relation_clause(clause: str) -> tuple[Person, str] | None:
+    m = _POSSESSIVE_OF.match(clause)
+    if m:  # "The hobby of my husband is fishing" -> the husband's "my hobby is fishing"
+        return person_for(m.group("rel"), None), f"my {m.group('what')} {m.group('rest')}"
+    m = _REL_SUBJECT.match(clause)
+    if m is None:
+        bare = _BARE_REL_SUBJECT.match(clause)
+        return (person_for(bare.group("rel"), None), first_person(bare.group("rest"))) if bare else None
+    if re.match(r"and\s+I\b", m.group("rest"), re.I):
+        return None  # "My husband and I live in Braga" is the user's own
+    person, rest = person_for(m.group("rel"), None), m.group("rest")
+    if m.group("poss") and not m.group("name") and not _IS_FOLLOWERS.match(rest):
+        return person, "my " + rest  # "my mom's favourite flower is ..." -> "my favourite flower is ..."
+    return person, first_person(rest, "'s" if m.group("poss") else None)
+
+
+def _name_clause(clause: str) -> tuple[Person, str] | None:
+    m = _NAME_SUBJECT.match(clause)
+    if m is None or m.group("name").lower() in _NOT_PEOPLE_NAMES:
+        return None
+    return person_for(None, m.group("name")), first_person(m.group("rest"))
+
+
+def _pronoun_clause(clause: str, last: Person | None) -> tuple[Person | None, str] | None:
+    m = _PRONOUN.match(clause)
+    if m is not None:
+        return last, first_person(m.group("rest"), m.group("verb"))
+    m = _POSSESSIVE_PRONOUN.match(clause)  # "now his hobby is golf" -> his "my hobby is golf"
+    return (last, "my " + m.group("rest")) if m is not None else None
+
+
+def about_someone(clause: str, last: Person | None) -> tuple[Person | None, str] | None:
+    """(the person, their statement in the first person) when the clause is about someone else;
+    the person is None for "he"/"she" with nobody named before it."""
+    return _relation_clause(clause) or _name_clause(clause) or _pronoun_clause(clause, last)
+
+
+# -- reported speech ------------------------------------------------------------------
+
+def _reported(clause: str, last: Person | None) -> Placed | None:
+    """Someone else's words: their own facts when they speak of themselves ("she moved to Madrid"), else nothing."""
+    alone = _ACCORDING_ALONE.match(clause)
+    if alone and "," not in clause.rstrip(","):  # "According to my sister" then ", she's moved to Galway"
+        who = about_someone(alone.group("who").strip() + " is", last)
+        return Placed(Scope.SKIP, clause, who[0] if who else None, "someone else's words")
+    according = _ACCORDING.match(clause)
+    if according:
+        who = about_someone(according.group("who").strip() + " is", last)
+        speaker = who[0] if who else None
+        content = according.group("rest")
+    else:
+        verb = _REPORTING.search(clause)
+        if verb is None or re.search(r"\b(?:I|we)\b", clause[:verb.start()], re.I):
+            return None  # the user's own words ("I want to say", "I told my team")
+        who = about_someone(clause, last)
+        if who is None:
+            return None  # nobody is reporting ("please tell couriers to call me")
+        speaker = who[0]
+        content = re.sub(r"^(?:me\s+|us\s+|that\s+)*", "", clause[verb.end():].strip(), flags=re.I)
+    if speaker is None:
+        return Placed(Scope.SKIP, clause, reason="someone else's words")
+    about = _pronoun_clause(content, speaker)
+    if about is None or about[0] is None:
+        return Placed(Scope.SKIP, clause, reason="someone else's words")
+    return Placed(Scope.OTHER, about[1], speaker, "reported")
+
+
+# -- a clause without its subject -------------------------------------------------------
+
+_ELIDED = re.compile(
+    r"^(?:(?:just|finally|recently|also|so|and|ok|okay|officially|already|basically|literally|totally|kinda|"
+    r"kind\s+of|sort\s+of|pretty\s+much|honestly|now|currently|still)\s+)*"
+    r"(?P<verb>moved|relocated|started|joined|left|quit|went|got|became|switched|stopped|gave\s+up|picked\s+up|"
+    r"grew|lost|ditched|dropped|kicked|"
+    r"learned|learnt|bought|cut|landed|finished|retired|love|like|live|work|hate|enjoy|speak|play|"
+    r"living|working|based|settled|done\s+with|married|obsessed|(?:a\s+)?(?:big|huge|massive)"
+    r"\s+fan|fan|into|not\s+into|over|off|back\s+on|back\s+to|no\s+longer|vegan|vegetarian|pescatarian|"
+    r"keto|paleo|employed|in\s+(?-i:[A-Z]))\b", re.I)
+_ELIDED_BE = frozenset("living working based settled done married obsessed big huge massive a fan into "
+                       "not over off back no vegan vegetarian pescatarian keto paleo employed in".split())
+
+
+def with_subject(clause: str) -> str:
+    """"Just moved to Madrid!" -> "I just moved to Madrid!" (a chat message often leaves out its "I")."""
+    m = _ELIDED.match(clause)
+    if m is None:
+        return clause
+    first = m.group("verb").split()[0].lower()
+    return ("I'm " if first in _ELIDED_BE else "I ") + clause
+
+
+# -- placing a clause -------------------------------------------------------------------
+
+def place(clause: str, last: Person | None) -> Placed:
+    """Where a clause's facts belong, given the last person named earlier in the message."""
+    clause = _SELF_REPORT.sub("", clause, count=1)  # "I told my team I'm going vegan": the user's own
+    reported = _reported(clause, last)
+    if reported is not None:
+        return reported
+    other = about_someone(clause, last)
+    if other is not None:
+        person, text = other
+        if person is None:
+            return Placed(Scope.SKIP, clause, reason="nobody named for he/she")
+        why = skip_reason(text)
+        return Placed(Scope.SKIP, clause, person, why) if why else Placed(Scope.OTHER, text, person)
+    text = with_subject(clause)
+    why = skip_reason(text)
+    return Placed(Scope.SKIP, text, reason=why) if why else Placed(Scope.USER, text)

@@ -1,0 +1,146 @@
+"""More ways people state where they live, where they work, what things are called and what they gave up
+(pure data: rules in the form of ``patterns``, run after its table).
+
+A rule here is marked ``tentative`` where the wording leaves room for another reading: a
+tentative fact may add a value where none is held, or retire the very value it names, but
+never replaces one on its own ("I'm at Starbucks now" may be a coffee, not a new employer).
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram_core.adapters.offline.patterns import (
+    ADV, DIETS, FACT, I_, IM, MANY, OBJ, ONE, WE, PredicateSpec, Rule, capitalised, name,
+)
+
+_ADV_DIET = r"(?:(?:fully|full|completely|totally|100%|strictly|now|officially|basically)\s+)*"
+_BE = r"\b(?:I|we)(?:'m|\s+am|m|'re|\s+are)\s+" + ADV
+_ORG = r"(?P<obj>(?-i:(?:the\s+)?[A-Z][\w&'.-]*(?:\s+(?:&\s+)?[A-Z][\w&'.-]*){0,4}))"
+_THINGS = (r"(?P<thing>project|side project|podcast|newsletter|band|app|shop|store|product|channel|server|blog|"
+           r"restaurant|team|group|lab|company|startup|business|brand|club|book club|org|organisation|"
+           r"organization|website|site|tool|cafe|bakery|show|game|repo)")
+_SCHOOLISH = r"(?:school|academy|primary|elementary|high|middle|college|university|uni|kindergarten|nursery)"
+
+THING_NAME = PredicateSpec(ONE, FACT, "{p} {thing} is called {o}.", 0.75)
+SPECS = {"school": PredicateSpec(ONE, FACT, "{d} goes to {o}.", 0.7),
+         "drives": PredicateSpec(MANY, FACT, "{d} drives {ao}.", 0.6),
+         "address": PredicateSpec(ONE, FACT, "{p} address is {o}.", 0.75),
+         "studies_at": PredicateSpec(ONE, FACT, "{d} studies in {o}.", 0.65)}
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_ORG_WORDS = re.compile(r"\b(?:school|academy|primary|elementary|high|college|university|hospital|infirmary|clinic|"
+                        r"inc|ltd|llc|corp|company|group|labs?|studio|agency|bank|office|team|department)\b", re.I)
+
+
+def _organisation(obj: str) -> bool:
+    return _ORG_WORDS.search(obj) is not None
+
+
+def _school(obj: str) -> bool:
+    return capitalised(obj) and re.search(r"\b" + _SCHOOLISH + r"\b", obj, re.I) is not None
+
+
+_HOME = (
+    Rule("lives_in", _rx(r"\b(?:I|we)\s+" + ADV + r"call\s+(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+home\b"),
+         revision=True),
+    Rule("lives_in", _rx(r"(?:^|\bmy\s+)(?:new\s+)?home(?:\s+city|\s+town)?\s+is\s+(?:now\s+)?(?:in\s+)?" + OBJ),
+         check=lambda o: capitalised(o) and not _school(o), first_person=False),
+    Rule("lives_in", _rx(r"^(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))(?:'s|\s+is)\s+(?:my\s+)?(?:new\s+)?"
+                         r"home\b"), revision=True, first_person=False),
+    Rule("lives_in", _rx(_BE + r"(?:now\s+)?(?:an?\s+)?(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+"
+                         r"resident\b"), revision=True),
+    Rule("lives_in", _rx(r"\bresident\s+of\s+" + OBJ), check=capitalised),
+    Rule("lives_in", _rx(r"^(?:officially\s+|now\s+)*(?:an?\s+)?(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+"
+                         r"resident\b"), revision=True, first_person=False),
+    Rule("lives_in", _rx(r"\bmy\s+(?:new\s+)?(?:apartment|flat|house|place|home|address)(?:'s|\s+is)\s+(?:now\s+)?"
+                         r"in\s+" + OBJ), check=capitalised),
+    Rule("lives_in", _rx(WE + r"(?:moved|relocated)\s+(?:up|over|down|back|out|across|away)\s+to\s+" + OBJ),
+         revision=True, check=lambda o: capitalised(o) and not _organisation(o)),
+    Rule("lives_in", _rx(WE + r"(?:settled|landed)\s+in\s+" + OBJ + r"(?=.*\b(?:for good|home|now|settled)\b|$)"),
+         revision=True, check=capitalised),
+    Rule("lives_in", _rx(_BE + r"(?:now\s+)?(?:living\s+|staying\s+|settled\s+)?in\s+" + OBJ
+                         + r"(?=\s+now\b|\s+these days\b|\s+for good\b)"), revision=True, check=capitalised),
+)
+
+_WORK = (
+    Rule("works_at", _rx(IM + r"(?:now\s+)?(?:at|with)\s+" + _ORG + r"(?=\s+(?:now|these days)\b)"),
+         revision=True, tentative=True, check=lambda o: not _school(o)),
+    Rule("works_at", _rx(I_ + r"(?:started|began)\s+(?:(?:a\s+new\s+job|work(?:ing)?)\s+)?(?:at|with)\s+" + OBJ),
+         revision=True, check=capitalised),
+    Rule("works_at", _rx(r"\bI(?:'ve|\s+have)?\s+" + ADV + r"(?:taken|took|accepted|got|landed)\s+(?:a|an|the)\s+"
+                         r"(?:[\w-]+\s+){0,3}?(?:job|position|role|offer|post)\s+(?:at|with|from|in)\s+(?:the\s+)?"
+                         + OBJ), revision=True, check=capitalised),
+    Rule("works_at", _rx(I_ + r"got\s+hired\s+(?:at|by)\s+" + OBJ), revision=True),
+    Rule("works_at", _rx(r"\b(?:my\s+)?(?:first|1st)\s+(?:day|week)\s+(?:at|with)\s+" + OBJ), revision=True,
+         check=capitalised, first_person=False),
+    Rule("works_at", _rx(IM + r"employed\s+(?:by|at|with)\s+" + OBJ)),
+    Rule("works_at", _rx(I_ + r"(?:left|quit)\s+" + _ORG), negated=True, revision=True, tentative=True),
+    # Tentative negations only retire a held value they name, so any object may be tried.
+    Rule("works_at", _rx(I_ + r"(?:left|quit)\s+(?:my\s+job\s+at\s+)?" + OBJ), negated=True, revision=True,
+         tentative=True),
+    Rule("works_at", _rx(IM + r"(?:no\s+longer|not)\s+(?:at|with)\s+" + _ORG), negated=True, revision=True,
+         tentative=True),
+    Rule("works_at", _rx(I_ + r"(?:teach|work)\s+at\s+" + OBJ), check=capitalised),
+    Rule("works_at", _rx(WE + r"(?:moved|switched|transferred)\s+(?:over\s+)?to\s+" + OBJ), revision=True,
+         check=lambda o: capitalised(o) and _organisation(o)),
+    # "She's teaching now": the work named by what one does.
+    Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>teaching|nursing|tutoring|coaching|lecturing|consulting|"
+                          r"freelancing|bartending|babysitting)\b(?!\s+(?:a|an|the|my|some|at|for)\b)"),
+         revision=True, template="{d} works as {o}."),
+)
+
+_NAMES_OF_THINGS = (
+    Rule("{thing}_name", _rx(r"\b(?:my|our)\s+(?:little\s+|new\s+|side\s+)?" + _THINGS + r"(?:'s\s+name|\s+name)?"
+                             r"(?:\s+is|'s)\s+(?:now\s+)?(?:called\s+|named\s+)?" + name(digits=True)),
+         first_person=False),
+    Rule("{thing}_name", _rx(r"\b(?:the|my|our)\s+(?:\w+\s+)?" + _THINGS + r"\s+(?:is|are)\s+now\s+(?:called\s+|named\s+)?"
+                             + name(digits=True)), revision=True, first_person=False),
+    Rule("{thing}_name", _rx(r"\b(?:renamed|rebranded|rename|rebrand)\s+(?:the|my|our)\s+" + _THINGS
+                             + r"\s+(?:to|as)\s+" + OBJ), revision=True, first_person=False, check=capitalised),
+    Rule("{thing}_name", _rx(r"\bchanged\s+(?:the|my|our)\s+" + _THINGS + r"(?:'s)?\s+name\s+to\s+" + OBJ),
+         revision=True, first_person=False, check=capitalised),
+    Rule("{thing}_name", _rx(r"\b(?:the|my|our)\s+" + _THINGS + r"(?:\s+[\w-]+){0,4}?\s+(?:is\s+)?called\s+"
+                             + name(digits=True)), first_person=False),
+)
+
+_PEOPLE_AND_DIETS = (
+    Rule("drives", _rx(I_ + r"(?:drive|ride)\s+(?:an?|my)\s+" + OBJ)),
+    Rule("drives", _rx(r"\bmy\s+car\s+is\s+(?:an?\s+)?" + OBJ)),
+    Rule("address", _rx(I_ + r"live\s+(?:on|at)\s+(?P<obj>[^,;!?]*?\b(?:street|st|road|rd|avenue|ave|lane|drive|way|"
+                        r"place|square|boulevard|close|court)\b)")),
+    Rule("address", _rx(r"\bmy\s+(?:new\s+|home\s+|delivery\s+)?address(?:\s+for\s+\w+)?\s+is\s+(?P<obj>[^;!?]+?)"
+                        r"(?=,?\s+(?:and|but|so)\b|[.;!?]|$)"), keep_time=True),
+    Rule("birthday", _rx(r"\bmy\s+(?:date\s+of\s+birth|birth\s*date|dob)\s+is\s+(?:on\s+)?" + OBJ), keep_time=True),
+    Rule("drives", _rx(I_ + r"(?:sold|scrapped|crashed|got rid of)\s+(?:the|my|our)\s+" + OBJ), negated=True,
+         revision=True, tentative=True),
+    Rule("school", _rx(I_ + r"(?:go|goes|started|attend|attends)\s+(?:(?:middle|high|primary|secondary)\s+school\s+)?"
+                       r"(?:to|at)\s+" + OBJ), check=_school),
+    Rule("school", _rx(IM + r"(?:now\s+)?(?:at|in)\s+" + OBJ), check=_school, revision=True),
+    Rule("studies_at", _rx(r"\bI(?:'m|\s+am|m)?\s+" + ADV + r"(?:study|studying|studies)\s+(?:\w+\s+)?(?:at|in)\s+"
+                           r"(?:the\s+university\s+of\s+)?" + OBJ), check=capitalised),
+    Rule("diet", _rx(I_ + r"(?:went|have gone|'ve gone|gone|turned|became|switched to|switched)\s+" + _ADV_DIET
+                     + r"(?P<obj>" + DIETS + r")\b"), revision=True),
+    Rule("diet", _rx(IM + r"(?:more\s+like\s+|now\s+)?(?P<obj>" + DIETS + r")\s+(?:now|these days|rather)\b"),
+         revision=True),
+    Rule("diet", _rx(I_ + r"(?:eat|follow|have|keep)\s+an?\s+(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+diet\b")),
+    Rule("diet", _rx(r"\b(?:switching|switched|moving|moved|going)\s+(?:over\s+)?to\s+(?:an?\s+|the\s+)?"
+                     r"(?P<obj>[\w-]+)\s+(?:diet|style\s+of\s+eating|way\s+of\s+eating)\b"), revision=True),
+    Rule("diet", _rx(r"^(?P<obj>(?:raw\s+|strict\s+)?" + DIETS + r")\s+here\b"), first_person=False),
+    # Given up in other words: retires the very thing it names, never stands as a belief alone.
+    Rule("likes", _rx(r"\bI(?:'m|\s+am|m|'ve|\s+have)?\s+" + ADV + r"(?:done\s+with|over|off|sick\s+of|tired\s+of|"
+                      r"finished\s+with|gone\s+off|lost\s+(?:all\s+)?interest\s+in|grew\s+out\s+of|grown\s+out\s+of)\s+"
+                      + OBJ), negated=True, revision=True, tentative=True),
+    Rule("likes", _rx(r"\bno\s+more\s+" + OBJ), negated=True, revision=True, tentative=True, first_person=False),
+    Rule("likes", _rx(I_ + r"(?:gave\s+up|quit|cut\s+out|ditched|dropped|kicked)\s+" + OBJ), negated=True,
+         revision=True, tentative=True, check=lambda o: re.match(r"(?:my|the|a)\s+(?:job|position|role|work)\b",
+                                                                  o, re.I) is None),
+    Rule("likes", _rx(r"\bI(?:'m|\s+am|m)\s+(?:not|no\s+longer)\s+(?:a|an)\s+(?P<obj>[\w-]+)\s+person\b"),
+         negated=True, revision=True, tentative=True),
+)
+
+RULES: tuple[Rule, ...] = _HOME + _WORK + _NAMES_OF_THINGS + _PEOPLE_AND_DIETS

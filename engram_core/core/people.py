@@ -1,0 +1,66 @@
+"""Who a fact is about, and what a correction corrects (pure: read against the current beliefs).
+
+Extraction sees one message; the ledger knows the rest. "Maya switched schools" is about
+the daughter the user named Maya in an earlier message, and "I mean Tuesday, not Monday"
+corrects whichever current belief holds "Monday". Both are settled here, at planning time,
+before the fact is adjudicated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from engram_core.core.ledger import value_words
+from engram_core.core.model import Belief, FactDraft
+
+USER = "user"
+CORRECTION = "corrects"  # the predicate of a draft that only says "X, not Y"
+_RELATION_PREDICATE = re.compile(r"^(?:family|pet)_(?P<rel>[a-z_]+)$")
+
+
+def _named_as(name: str, user_beliefs: Sequence[Belief]) -> str | None:
+    """The relation the user gave this name to ("daughter" for Maya), when exactly one fits."""
+    relations = set()
+    for belief in user_beliefs:
+        m = _RELATION_PREDICATE.match(belief.predicate)
+        if m and belief.subject == USER and name in value_words(belief.object):
+            relations.add(m.group("rel").replace("_", " "))
+    return relations.pop() if len(relations) == 1 else None
+
+
+def resolve_subject(draft: FactDraft, user_beliefs: Sequence[Belief]) -> FactDraft:
+    """A person named bare ("maya") becomes the relation the user named them as ("daughter")."""
+    subject = draft.subject.strip().lower()
+    if subject == USER or " " in subject:
+        return draft
+    relation = _named_as(subject, user_beliefs)
+    return replace(draft, subject=relation) if relation else draft
+
+
+def _swap(text: str, old: str, new: str) -> str:
+    return re.sub(re.escape(old), new, text, count=1, flags=re.I)
+
+
+def _corrected_value(held: str, old: str, new: str) -> str:
+    """"maple street" with "street" corrected to "maple avenue" is "maple avenue", not "maple maple avenue"."""
+    rest = value_words(held) - value_words(old)
+    return new if rest & value_words(new) else _swap(held, old, new)
+
+
+def resolve_correction(draft: FactDraft, current: Sequence[Belief]) -> tuple[FactDraft, Belief] | None:
+    """"X, not Y": the newest current belief of the subject that holds Y, and the draft that corrects
+    it to X (None when no current belief holds Y: then the correction is only kept as an episode)."""
+    old = draft.replaces or ""
+    holding = [b for b in current if b.subject == draft.subject and value_words(old)
+               and value_words(old) <= value_words(b.object)]
+    if not holding:
+        return None
+    held = max(holding, key=lambda b: b.valid_from)
+    value = _corrected_value(held.object, old, draft.object)
+    statement = _swap(held.statement, held.object, value) if held.object in held.statement else draft.statement
+    corrected = replace(draft, predicate=held.predicate.removeprefix("not:"), object=value, statement=statement,
+                        cardinality=held.cardinality, negated=held.predicate.startswith("not:"), revision=True,
+                        replaces=None)
+    return corrected, held

@@ -1,0 +1,1 @@
+"""Many tenants in one process: credentials, one store per tenant (local or snapshot storage), the due index."""

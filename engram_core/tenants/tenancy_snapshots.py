@@ -1,0 +1,243 @@
+"""Tenant stores over snapshot storage (``oss://bucket/prefix``): one Snapshotter shared by every thread.
+
+A write loads the tenant's newest generation (warm cache first), runs the
+operation and commits the next generation create-only, re-applying the
+operation when another instance won the race. A read runs on a warm read
+replica: an open working copy of the newest generation, kept per tenant and
+checked with one request (is there a generation after it?) before each use, so
+a warm read neither downloads nor rebuilds the recall index.
+
+Function Compute hands each request fresh STS credentials in ``x-fc-*``
+headers. Where the platform is trusted to have set them, the caller scopes them
+to the request being served (``scope_request_credentials``, a context
+variable), and every storage call made for that request is signed with them;
+no other request, and no other tenant, ever sees them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar, Token
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from engram_core.tenants.tenancy import check_tenant_id
+
+if TYPE_CHECKING:
+    from engram_core.tenants.due_index import DueIndex
+    from engram_core.usecases.engine import Engine
+    from engram_core.snapshots import OssSettings, Snapshotter
+    from engram_core.snapshots.ports import ObjectInfo, SnapshotStore, StoredObject
+    from engram_core.snapshots.snapshotter import Checkout
+
+T = TypeVar("T")
+FC_KEY_ID_HEADER = "x-fc-access-key-id"
+FC_CREDENTIAL_HEADERS = (FC_KEY_ID_HEADER, "x-fc-access-key-secret", "x-fc-security-token")
+MAX_REPLICAS = 32  # warm read replicas kept per instance (least recently used go first)
+MAX_REQUEST_CLIENTS = 8  # object-store clients kept for request credentials (STS credentials rotate)
+_REQUEST_CREDENTIALS: ContextVar[Mapping[str, str] | None] = ContextVar("engram_request_credentials", default=None)
+
+
+def credentials_in(headers: Mapping[str, str]) -> dict[str, str] | None:
+    """The x-fc-* storage credentials a request carries (key id and secret at least), else None."""
+    found = {name: headers[name] for name in FC_CREDENTIAL_HEADERS if headers.get(name)}
+    return found if len(found) >= 2 and FC_KEY_ID_HEADER in found and FC_CREDENTIAL_HEADERS[1] in found else None
+
+
+def scope_request_credentials(credentials: Mapping[str, str] | None) -> Token:
+    """Storage calls in this context (one request) are signed with these credentials; ``reset`` ends it."""
+    return _REQUEST_CREDENTIALS.set(dict(credentials) if credentials else None)
+
+
+def reset_request_credentials(token: Token) -> None:
+    _REQUEST_CREDENTIALS.reset(token)
+
+
+class RequestScopedStore:
+    """The SnapshotStore port on the credentials of the request being served, else on the process's own.
+
+    One client per set of credentials (a few kept, least recently used dropped), so two requests
+    never share a client unless they carry the same credentials.
+    """
+
+    def __init__(self, default: SnapshotStore, open_with: Callable[[Mapping[str, str]], SnapshotStore]) -> None:
+        self._default = default
+        self._open_with = open_with
+        self._clients: OrderedDict[str, SnapshotStore] = OrderedDict()
+        self._lock = threading.Lock()
+        self.location = default.location
+
+    def current(self) -> SnapshotStore:
+        credentials = _REQUEST_CREDENTIALS.get()
+        if credentials is None:
+            return self._default
+        digest = hashlib.sha256("\0".join(credentials.get(h, "") for h in FC_CREDENTIAL_HEADERS).encode()).hexdigest()
+        with self._lock:
+            client = self._clients.get(digest)
+            if client is not None:
+                self._clients.move_to_end(digest)
+                return client
+        client = self._open_with(credentials)
+        with self._lock:
+            self._clients[digest] = client
+            while len(self._clients) > MAX_REQUEST_CLIENTS:
+                self._clients.popitem(last=False)
+        return client
+
+    def get(self, key: str) -> StoredObject | None:
+        return self.current().get(key)
+
+    def head(self, key: str) -> ObjectInfo | None:
+        return self.current().head(key)
+
+    def put_new(self, key: str, data: bytes, metadata: Mapping[str, str]) -> None:
+        self.current().put_new(key, data, metadata)
+
+    def put(self, key: str, data: bytes, metadata: Mapping[str, str]) -> None:
+        self.current().put(key, data, metadata)
+
+    def list(self, prefix: str, start_after: str = "", limit: int | None = None) -> list[ObjectInfo]:
+        return self.current().list(prefix, start_after, limit)
+
+    def delete(self, keys: Sequence[str]) -> None:
+        self.current().delete(keys)
+
+
+class SnapshotTenantStores:
+    """The object store client is built on first use, so a process answers /healthz before it loads oss2."""
+
+    def __init__(self, location: str, open_engine: Callable[[Path], Engine], *,
+                 replica_bytes: int | None = None) -> None:
+        self.location = location
+        self._open_engine = open_engine
+        self._replica_bytes = replica_bytes  # None: from ENGRAM_DISK_MB when the snapshotter opens
+        self._snapshotter: Snapshotter | None = None
+        self._oss: OssSettings | None = None
+        self._lock = threading.Lock()
+        self._replicas: OrderedDict[str, Checkout] = OrderedDict()
+        self._tenant_locks: dict[str, threading.Lock] = {}
+
+    @property
+    def snapshotter(self) -> Snapshotter:
+        with self._lock:
+            if self._snapshotter is None:
+                from engram_core.snapshots import MIB, open_snapshot_store, open_snapshotter
+                from engram_core.snapshots.settings import budget_of, load_oss_settings, load_snapshot_settings
+
+                settings = load_snapshot_settings()
+                replica_mb = budget_of(settings).replica_mb
+                if self._replica_bytes is None and replica_mb is not None:
+                    self._replica_bytes = replica_mb * MIB
+                oss = self._oss = load_oss_settings()
+                store = RequestScopedStore(open_snapshot_store(self.location, oss),
+                                           lambda found: open_snapshot_store(self.location, oss.with_fc_credentials(found)))
+                self._snapshotter = open_snapshotter(self.location, self._open_engine, oss=oss, store=store,
+                                                     settings=settings)
+                self._snapshotter.on_new_tenant = self._register
+            return self._snapshotter
+
+    def _register(self, tenant: str) -> None:
+        self.due_index().schedule(tenant, datetime.now(timezone.utc))
+
+    def due_index(self) -> DueIndex:
+        """Beside the tenants, under the same prefix (no tenant id starts with an underscore)."""
+        from engram_core.tenants.due_index import DueIndex
+
+        return DueIndex(lambda: self.snapshotter.store)
+
+    def has_tenant(self, tenant: str) -> bool:
+        return self.snapshotter.newest_generation(check_tenant_id(tenant)) > 0
+
+    def run(self, tenant: str, operation: Callable[[Engine], T], *, write: bool) -> T:
+        tenant = check_tenant_id(tenant)
+        if write:
+            return self.snapshotter.run(tenant, operation, write=True)
+        with self._tenant_lock(tenant):
+            return operation(self._fresh_replica(tenant).engine)
+
+    def _tenant_lock(self, tenant: str) -> threading.Lock:
+        with self._lock:
+            return self._tenant_locks.setdefault(tenant, threading.Lock())
+
+    def _fresh_replica(self, tenant: str) -> Checkout:
+        """The tenant's replica, replaced when a newer generation exists (caller holds the tenant's lock)."""
+        replica = self._replicas.get(tenant)
+        known = replica.base.generation if replica is not None else None
+        if replica is not None and self.snapshotter.newest_generation(tenant, known) == known:
+            with self._lock:
+                self._replicas.move_to_end(tenant)
+            return replica
+        if replica is not None:
+            replica.discard()
+        replica = self.snapshotter.checkout(tenant)
+        with self._lock:
+            self._replicas[tenant] = replica
+            idle = self._over_bounds(tenant)
+        for name in idle:
+            self._drop_replica(name, wait=False)
+        return replica
+
+    def _over_bounds(self, keep: str) -> list[str]:
+        """Least recently used replicas beyond MAX_REPLICAS, or beyond the disk's replica share (caller holds _lock)."""
+        others = [t for t in self._replicas if t != keep]  # least recently used first
+        excess = max(0, len(self._replicas) - MAX_REPLICAS)
+        total = sum(_size(r.path) for r in self._replicas.values()) if self._replica_bytes is not None else 0
+        doomed = []
+        for number, tenant in enumerate(others):
+            if number >= excess and (self._replica_bytes is None or total <= self._replica_bytes):
+                break
+            doomed.append(tenant)
+            total -= _size(self._replicas[tenant].path)
+        return doomed
+
+    def _drop_replica(self, tenant: str, *, wait: bool) -> None:
+        lock = self._tenant_lock(tenant)
+        if not lock.acquire(blocking=wait):
+            return  # in use right now: it goes next time
+        try:
+            with self._lock:
+                replica = self._replicas.pop(tenant, None)
+            if replica is not None:
+                replica.discard()
+        finally:
+            lock.release()
+
+    def tenants(self) -> list[str]:
+        return self.snapshotter.tenants()
+
+    def collect_garbage(self, tenant: str) -> int:
+        """Old generations past the newest K and the grace period go (run after each sleep cycle)."""
+        return len(self.snapshotter.collect_garbage(check_tenant_id(tenant)).deleted)
+
+    def close(self) -> None:
+        """Close every read replica (their working copies are private and never committed)."""
+        with self._lock:
+            tenants = list(self._replicas)
+        for tenant in tenants:
+            self._drop_replica(tenant, wait=True)
+        if self._snapshotter is not None:
+            self._snapshotter.close()
+
+    def use_request_credentials(self, headers: Mapping[str, str]) -> None:
+        """This request's storage calls (this context only) use the STS credentials it carries, if any."""
+        scope_request_credentials(credentials_in(headers))
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
+def open_snapshot_tenant_stores(location: str, open_engine: Callable[[Path], Engine] | None = None
+                                ) -> SnapshotTenantStores:
+    if open_engine is None:
+        from engram_core import open_engine as open_default
+
+        open_engine = open_default
+    return SnapshotTenantStores(location, open_engine)

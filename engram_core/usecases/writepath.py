@@ -1,0 +1,264 @@
+"""The write path: observe a message, gate it by importance, extract and adjudicate facts (plan, then apply)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+import numpy as np
+
+from engram_core.core import ledger
+from engram_core.usecases.dependents import flag_dependents
+from engram_core.core.errors import BusyError
+from engram_core.core.model import (
+    Assessment, Belief, Cardinality, Embedding, Event, EventKind, FactDraft, Memory, MemoryKind,
+    MemoryStatus, Message, Verdict, WriteResult,
+)
+from engram_core.core.retention import RECALLABLE, initial_stability
+from engram_core.usecases.runtime import Runtime
+from engram_core.core.verdicts import parse_assessment
+from engram_core.usecases.writeplan import AdjudicationPath, FactPlan, PlanOutdated, already_known, basis_holds, plan_facts
+
+DEFAULT_IMPORTANCE = 0.5
+MAX_PLAN_ATTEMPTS = 3  # plans made again when another writer changed the beliefs they were based on
+
+
+@dataclass
+class WriteLog:
+    """What one use case wrote, gathered for the caller and the audit log."""
+
+    memories: list[Memory]
+    beliefs: list[Belief]
+    events: list[Event]
+
+    def result(self, message: Message | None) -> WriteResult:
+        return WriteResult(message, tuple(self.memories), tuple(self.beliefs), tuple(self.events))
+
+
+def assess(rt: Runtime, text: str, speaker: str, occurred_at: datetime) -> Assessment:
+    return parse_assessment(rt.llm.assess(text, speaker, occurred_at), DEFAULT_IMPORTANCE)
+
+
+def new_memory(rt: Runtime, *, kind: MemoryKind, text: str, importance: float, at: datetime,
+               vector: np.ndarray, provenance: tuple[str, ...], session_id: str | None,
+               subject: str | None = None, belief_id: str | None = None, critical: bool = False) -> Memory:
+    return Memory(
+        id=rt.new_id("mem"), kind=kind, text=text, importance=importance,
+        stability_hours=initial_stability(kind, importance, rt.config), created_at=at,
+        last_accessed_at=at, provenance=provenance, session_id=session_id, subject=subject,
+        belief_id=belief_id, critical=critical, embedding=Embedding(vector, rt.embedder.model_id),
+    )
+
+
+def set_status(rt: Runtime, memory: Memory, status: MemoryStatus, now: datetime,
+               superseded_by: str | None = None) -> Memory:
+    changed = replace(memory, status=status, status_changed_at=now, superseded_by=superseded_by or memory.superseded_by)
+    rt.store.update_memory(changed)
+    if status in RECALLABLE:
+        rt.index_update(changed)
+    else:
+        rt.index_remove(memory.id)
+    return changed
+
+
+def store_memory(rt: Runtime, memory: Memory, log: WriteLog, belief: Belief | None = None, **detail) -> None:
+    rt.store.insert_memory(memory)
+    rt.index_add(memory, belief)
+    log.memories.append(memory)
+    log.events.append(rt.event(EventKind.STORED, memory_id=memory.id, belief_id=memory.belief_id,
+                               message_id=memory.provenance[0] if memory.provenance else None,
+                               memory_kind=memory.kind.value, importance=round(memory.importance, 4), **detail))
+
+
+# -- applying verdicts ----------------------------------------------------------------
+
+def _supersede_episodes(rt: Runtime, old: Belief, successor: Memory, message: Message, now: datetime,
+                        path: str, log: WriteLog) -> None:
+    """Raw episodes that asserted the old value stop surfacing as current, and so do gists that
+    summarised one of them (a gist is never rewritten; its other originals stay in the cold tier)."""
+    if old.source_message_id is None or old.source_message_id == message.id:
+        return
+    for memory in rt.store.memories_from_message(old.source_message_id):
+        if memory.kind in (MemoryKind.EPISODE, MemoryKind.GIST) and memory.status in RECALLABLE:
+            set_status(rt, memory, MemoryStatus.SUPERSEDED, now, successor.id)
+            log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=memory.id, belief_id=old.id,
+                                       message_id=message.id, successor=successor.id, path=path,
+                                       reason="asserted superseded belief"))
+
+
+def _supersede(rt: Runtime, old: Belief, new: Belief, new_memory: Memory, message: Message, now: datetime,
+               path: str, log: WriteLog) -> tuple[Belief, Memory]:
+    """Close the old belief (or, if the new fact is older, file the new one as history)."""
+    if ledger.arrives_late(old, new.valid_from):
+        new = ledger.as_history(new, old)
+        new_memory = replace(new_memory, status=MemoryStatus.SUPERSEDED, status_changed_at=now,
+                             superseded_by=old.memory_id)
+        log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=new_memory.id, belief_id=new.id,
+                                   message_id=message.id, successor=old.id, path=path, reason="older than current belief"))
+        return new, new_memory
+    closed = ledger.close_belief(old, new.id, new.valid_from, now)
+    rt.store.update_belief(closed)
+    old_memory = rt.store.get_memory(old.memory_id) if old.memory_id else None
+    if old_memory is not None and old_memory.status in RECALLABLE:
+        set_status(rt, old_memory, MemoryStatus.SUPERSEDED, now, new_memory.id)
+    log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=old.memory_id, belief_id=old.id,
+                               message_id=message.id, successor=new.id, path=path))
+    _supersede_episodes(rt, old, new_memory, message, now, path, log)
+    log.events += flag_dependents(rt, old, new, (), now)
+    return new, new_memory
+
+
+def _note_verdicts(rt: Runtime, plan: FactPlan, log: WriteLog) -> bool:
+    """Events for what the plan decided; False when the fact adds nothing and is not written."""
+    message, path = plan.source, plan.path.value
+    verdicts = plan.verdict_of
+    if plan.path is AdjudicationPath.LLM and Verdict.UNDECIDED in verdicts.values():  # a model never answers "undecided"
+        log.events.append(rt.event(EventKind.FALLBACK, message_id=message.id, purpose="adjudicate",
+                                   reason="unusable model verdict; nothing superseded"))
+    if plan.path is AdjudicationPath.KNOWN or already_known(rt, plan.draft, message):
+        log.events.append(rt.event(EventKind.DISCARDED, message_id=message.id, path=AdjudicationPath.KNOWN.value,
+                                   reason="already in the ledger from this message"))
+        return False
+    discarded = [bid for bid, v in plan.verdicts if v is Verdict.DISCARD]
+    if discarded:
+        reason = "tentative wording; the held value stays" if plan.draft.tentative else "already known"
+        log.events.append(rt.event(EventKind.DISCARDED, belief_id=discarded[0], message_id=message.id,
+                                   path=path, reason=reason))
+        return False
+    if plan.belief is None:  # a tentative "gave up X" with no X held
+        log.events.append(rt.event(EventKind.DISCARDED, message_id=message.id, path=path,
+                                   reason="gives up nothing held"))
+        return False
+    return True
+
+
+def apply_fact(rt: Runtime, plan: FactPlan, log: WriteLog) -> None:
+    """Inside the write transaction: write what ``plan`` decided (no model is called here)."""
+    if not _note_verdicts(rt, plan, log) or plan.belief is None:
+        return
+    now, draft, message, path = rt.now(), plan.draft, plan.source, plan.path.value
+    memory = new_memory(rt, kind=draft.kind, text=draft.statement, importance=draft.importance,
+                        at=message.occurred_at, vector=plan.vector, provenance=(message.id,),
+                        session_id=message.session_id, subject=draft.subject, belief_id=plan.belief.id,
+                        critical=draft.critical)
+    belief = replace(plan.belief, memory_id=memory.id)
+    for bid, verdict in plan.verdicts:
+        if verdict is Verdict.SUPERSEDE:
+            belief, memory = _supersede(rt, plan.candidate(bid), belief, memory, message, now, path, log)
+        elif verdict in (Verdict.COEXIST, Verdict.UNDECIDED):
+            kind = EventKind.COEXISTED if verdict is Verdict.COEXIST else EventKind.UNDECIDED
+            log.events.append(rt.event(kind, belief_id=bid, message_id=message.id, path=path, new_belief=belief.id))
+    rt.store.insert_belief(belief)
+    log.beliefs.append(belief)
+    if memory.status is MemoryStatus.ACTIVE:
+        store_memory(rt, memory, log, belief, path=path)
+    else:
+        rt.store.insert_memory(memory)
+        log.memories.append(memory)
+
+
+def write_planned(rt: Runtime, facts: list[tuple[FactDraft, np.ndarray, Message]],
+                  apply: Callable[[tuple[FactPlan, ...], WriteLog], None]) -> WriteLog:
+    """Plan the facts with no transaction open, then ``apply`` the plan in one transaction that first
+    re-checks the beliefs it was based on; planned again (a bounded number of times) when they changed."""
+    for _ in range(MAX_PLAN_ATTEMPTS):
+        plans, basis = plan_facts(rt, facts, rt.now())
+        log = WriteLog([], [], [])
+        try:
+            with rt.store.transaction():
+                if not basis_holds(rt, basis):
+                    raise PlanOutdated
+                apply(plans, log)
+                rt.store.insert_events(log.events)
+            return log
+        except PlanOutdated:
+            rt.drop_index()
+    raise BusyError("the beliefs this write depends on kept changing while it was decided; nothing was "
+                    "written, try again")
+
+
+# -- use cases ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Observation:
+    """A validated message to observe or remember."""
+
+    text: str
+    role: str = "user"
+    session_id: str = "default"
+    external_id: str | None = None
+    occurred_at: datetime | None = None
+    speaker: str | None = None
+    importance: float | None = None  # caller-set: bypasses the importance gate
+    kind: MemoryKind | None = None  # caller-set kind for an explicit remember
+
+
+def _episode_text(obs: Observation) -> str:
+    return f"{obs.speaker}: {obs.text}" if obs.speaker else obs.text
+
+
+def _primary_kind(obs: Observation) -> MemoryKind:
+    return obs.kind or MemoryKind.EPISODE
+
+
+def _apply_override(draft: FactDraft, obs: Observation) -> FactDraft:
+    if obs.importance is None:
+        return draft
+    return replace(draft, importance=max(draft.importance, obs.importance))
+
+
+def _store_primary(rt: Runtime, obs: Observation, message: Message, importance: float,
+                   vector: np.ndarray, has_facts: bool, log: WriteLog) -> None:
+    """The message itself as an episode (or the caller's kind), if it clears the gate."""
+    explicit = obs.importance is not None
+    if obs.role != "user":
+        log.events.append(rt.event(EventKind.NOT_STORED, message_id=message.id, reason="not a user message"))
+        return
+    if obs.kind is not None and has_facts:
+        return  # the extracted facts are the memories of an explicit remember
+    if not explicit and importance < rt.config.store_threshold:
+        log.events.append(rt.event(EventKind.NOT_STORED, message_id=message.id,
+                                   importance=round(importance, 4), threshold=rt.config.store_threshold))
+        return
+    memory = new_memory(rt, kind=_primary_kind(obs), text=_episode_text(obs), importance=importance,
+                        at=message.occurred_at, vector=vector, provenance=(message.id,), session_id=obs.session_id)
+    store_memory(rt, memory, log)
+
+
+def _known_message(rt: Runtime, obs: Observation) -> Message | None:
+    return rt.store.message_by_external_id(obs.external_id) if obs.external_id else None
+
+
+def observe(rt: Runtime, obs: Observation) -> WriteResult:
+    """Assess and plan with no transaction open; store the message, its episode and its facts in one."""
+    existing = _known_message(rt, obs)
+    if existing is not None:
+        return WriteResult(existing, (), (), ())
+    now = rt.now()
+    at = obs.occurred_at or now
+    speaker = obs.speaker or obs.role
+    assessment = assess(rt, obs.text, speaker, at) if obs.role == "user" else Assessment(importance=0.0)
+    facts = [_apply_override(f, obs) for f in assessment.facts]
+    texts = [_episode_text(obs)] + [f.statement for f in facts]
+    # Only user messages become memories: an assistant turn is stored as a message, never embedded (a paid call).
+    vectors = rt.embed(texts) if obs.role == "user" else np.zeros((len(texts), rt.embedder.dim), dtype=np.float32)
+    message = Message(rt.new_id("msg"), obs.role, obs.session_id, obs.text, at, now, obs.external_id, obs.speaker)
+    raced: list[Message] = []
+
+    def apply(plans: tuple[FactPlan, ...], log: WriteLog) -> None:
+        if (other := _known_message(rt, obs)) is not None:  # the same message, written meanwhile
+            raced.append(other)
+            return
+        rt.claim_embedder()
+        rt.store.insert_message(message)
+        if assessment.fallback:
+            log.events.append(rt.event(EventKind.FALLBACK, message_id=message.id, purpose="assess",
+                                       reason="unusable model answer; default importance, no facts"))
+        importance = obs.importance if obs.importance is not None else assessment.importance
+        _store_primary(rt, obs, message, importance, vectors[0], bool(facts), log)
+        for plan in plans:
+            apply_fact(rt, plan, log)
+
+    log = write_planned(rt, [(f, v, message) for f, v in zip(facts, vectors[1:])], apply)
+    return WriteResult(raced[0], (), (), ()) if raced else log.result(message)
