@@ -72,7 +72,8 @@ def test_idempotency_records_and_sleep_marks_go_through_the_meta_port(clock) -> 
 
 def test_the_edges_and_the_snapshot_layer_never_reach_past_the_engine_into_the_store() -> None:
     reach = re.compile(r"engine\.store\b|\.store\.conn\b|\bstore\.conn\b")
-    found = [f"{path.relative_to(ROOT)}:{n}" for folder in ("functions", "engram_core/snapshots", "engram_core/mcp")
+    found = [f"{path.relative_to(ROOT)}:{n}" for folder in ("functions", "engram_core/snapshots", "engram_core/mcp",
+                                                           "engram_core/tenants", "engram_core/cli")
              for path in sorted((ROOT / folder).rglob("*.py"))
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1) if reach.search(line)]
     assert found == []
