@@ -92,9 +92,8 @@ class EngramUser:
         self.engine.sleep()
 
     def day(self, day: int, tokens: list[int]) -> Day:
-        counts = self.engine.store.count_memories()
-        conn = self.engine.store.conn
-        size = conn.execute("PRAGMA page_count").fetchone()[0] * conn.execute("PRAGMA page_size").fetchone()[0]
+        counts = self.engine.memory_counts()
+        size = self.engine.working_file.file_bytes()
         return Day(self.name, day, counts.get(MemoryStatus.ACTIVE.value, 0), counts.get(MemoryStatus.ARCHIVED.value, 0),
                    sum(counts.values()), int(size), sum(tokens) / len(tokens) if tokens else 0.0)
 

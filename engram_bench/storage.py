@@ -42,6 +42,8 @@ if TYPE_CHECKING:  # the engine and the snapshot layer load when a measurement r
     from engram_core.snapshots.ports import SnapshotStore
     from engram_core.snapshots.snapshotter import Snapshotter
     from engram_core.usecases.engine import Engine
+    from engram_core.core.model import Memory
+    from engram_core.core.ports import TenantStore
 
 TENANT = "bench"
 DIM = 512
@@ -106,7 +108,7 @@ def bulk_insert(count: int, first: int = 0, seed: int = 7) -> Callable:
     return operation
 
 
-def _insert_one(store, n: int, text: str) -> None:  # noqa: ANN001 - SqliteStore
+def _insert_one(store: TenantStore, n: int, text: str) -> None:
     from engram_core.core.model import Embedding, Event, EventKind, Memory, MemoryKind, Message
 
     when = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc) + timedelta(minutes=n)
@@ -122,7 +124,8 @@ def _insert_one(store, n: int, text: str) -> None:  # noqa: ANN001 - SqliteStore
     ])
 
 
-def read_one(engine):  # noqa: ANN001, ANN201 - a point read, as an API handler makes one
+def read_one(engine: Engine) -> Memory:
+    """A point read, as an API handler makes one."""
     return engine.get_memory("mem_00000000")
 
 

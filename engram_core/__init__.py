@@ -25,6 +25,7 @@ from engram_core.core.ports import LLM, Clock, Embedder, TokenCounter
 
 if TYPE_CHECKING:
     from engram_core.usecases.engine import ChatTurn, Engine
+    from engram_core.providers import Providers
     from engram_core.providers.settings import ProviderSettings
 
 __all__ = [
@@ -56,13 +57,14 @@ def default_embedder(name: str = "minilm") -> Embedder:
 def open_engine(path: str | Path | None = None, *, embedder: Embedder | str | None = None, llm: LLM | None = None,
                 tokens: TokenCounter | None = None, clock: Clock | None = None,
                 config: EngineConfig | None = None, new_id: Callable[[str], str] | None = None,
-                settings: ProviderSettings | None = None) -> Engine:
+                settings: ProviderSettings | None = None, providers: Providers | None = None) -> Engine:
     """Open (or create) a store; ``":memory:"`` for a throw-away one.
 
     With a Qwen Cloud key in the environment (or ``settings``), whatever is not passed in
     uses Qwen: the cheap model for bookkeeping, the strong one for replies, text-embedding-v4
     for vectors. Without one, the embedded offline default. ``embedder`` may name one:
-    ``minilm``, ``hashing`` or ``qwen``.
+    ``minilm``, ``hashing`` or ``qwen``. ``providers``: ports an entry point built already
+    (``ProviderRoot.providers()``); then ``embedder``, ``llm`` and ``settings`` are not read.
     """
     from engram_core.adapters.clock import SystemClock
     from engram_core.adapters.sqlite_store import SqliteStore
@@ -71,7 +73,7 @@ def open_engine(path: str | Path | None = None, *, embedder: Embedder | str | No
     from engram_core.providers import build_providers
     from engram_core.usecases.runtime import random_id
 
-    providers = build_providers(settings, embedder=embedder, llm=llm)
+    providers = providers or build_providers(settings, embedder=embedder, llm=llm)
     store = SqliteStore(path if path is not None else default_store_path())
     return Engine(
         store,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
+from engram_core.usecases.engine import Engine
 from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, shape
 from functions.openapi import LIMITED_WRITE_ERRORS
 from engram_core.core.schemas import ChatRequest, ChatResponse
@@ -18,7 +19,7 @@ def chat(body: ChatRequest, response: Response, tenant: LimitedTenantDep,
     """One chat turn. What was recalled (with scores and tokens), what was stored or not, and why."""
     session = body.session_id or "default"
 
-    def turn(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+    def turn(engine: Engine) -> tuple[int, dict]:
         done = engine.chat(body.message, session_id=session, budget_tokens=body.budget_tokens,
                            occurred_at=body.occurred_at)
         return 200, chat_view(done, session, engine.count_tokens(done.reply), engine.llm_id)

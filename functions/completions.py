@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from engram_core.core import conversation
 from engram_core.core.conversation import ConversationModel, PreparedTurn
 from engram_core.usecases import completions
+from engram_core.usecases.engine import Engine
 from engram_core.core.errors import EngramError, NotFoundError, ValidationError
 from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, TenantDep, shape
 from functions.openapi import LIMITED_WRITE_ERRORS, READ_ERRORS
@@ -163,7 +164,7 @@ def chat_completions(body: CompletionRequest, response: Response, tenant: Limite
     if body.stream:
         return _stream(service, tenant, body.model, payload, (session_id, budget_tokens), replay)
 
-    def turn(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+    def turn(engine: Engine) -> tuple[int, dict]:
         prepared = completions.prepare_turn(engine, payload["messages"], session_id, budget_tokens)
         model = engine.conversation_model(body.model)
         answer = _complete(engine, model, prepared, _memory_payload(payload, prepared))
@@ -173,7 +174,7 @@ def chat_completions(body: CompletionRequest, response: Response, tenant: Limite
     return shape(service.write(tenant, turn, replay), response)
 
 
-def _complete(engine, model: ConversationModel, turn: PreparedTurn, payload: dict) -> dict:  # noqa: ANN001
+def _complete(engine: Engine, model: ConversationModel, turn: PreparedTurn, payload: dict) -> dict:
     try:
         return model.complete(turn, payload)
     except EngramError as exc:
@@ -186,7 +187,7 @@ def _stream(service: Service, tenant: str, requested: str, payload: dict, option
             replay: ReplayKey | None) -> StreamingResponse:
     models: list[ConversationModel] = []
 
-    def prepare(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+    def prepare(engine: Engine) -> tuple[int, dict]:
         models.append(engine.conversation_model(requested))
         return 200, asdict(completions.prepare_turn(engine, payload["messages"], *options))
 
@@ -238,7 +239,7 @@ def _write_failure(service: Service, tenant: str, model: ConversationModel, turn
                    exc: EngramError) -> None:
     calls = model.drain_calls()
 
-    def record(engine) -> tuple[int, None]:  # noqa: ANN001 - Engine
+    def record(engine: Engine) -> tuple[int, None]:
         engine.record_calls(calls)
         engine.record_reply_failure(turn.message_id, model.name, exc.message)
         return 200, None

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from engram_core.usecases.views import event_view, proposal_view, write_view
+from engram_core.usecases.engine import Engine
 from functions import schedule
 from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, shape
 from functions.openapi import LIMITED_WRITE_ERRORS
-from engram_core.core.schemas import ConsolidateRequest, DreamApplyOut, DreamApplyRequest, ProposalOut, WriteOut
+from engram_core.core.schemas import (
+    ConsolidateRequest, DreamApplyOut, DreamApplyRequest, EventOut, ProposalOut, WriteOut,
+)
 
 router = APIRouter(tags=["consolidate"])
 
@@ -18,8 +20,8 @@ def consolidate(body: ConsolidateRequest, response: Response, tenant: LimitedTen
                 replay: ReplayDep, service: ServiceDep) -> object:
     """Turn a session's transcript into durable, adjudicated memories."""
 
-    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
-        return 200, write_view(engine.consolidate(body.session_id))
+    def write(engine: Engine) -> tuple[int, dict]:
+        return 200, WriteOut.view(engine.consolidate(body.session_id))
 
     return shape(service.write(tenant, write, replay), response)
 
@@ -29,10 +31,10 @@ def sleep(response: Response, tenant: LimitedTenantDep,
           replay: ReplayDep, service: ServiceDep) -> object:
     """A sleep cycle for the caller's tenant: decay sweep, faded groups become gists."""
 
-    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+    def write(engine: Engine) -> tuple[int, dict]:
         done = engine.sleep()
         schedule.record_sleep(engine, service.clock.now())
-        return 200, write_view(done)
+        return 200, WriteOut.view(done)
 
     result = shape(service.write(tenant, write, replay), response)
     service.stores.collect_garbage(tenant)
@@ -44,8 +46,8 @@ def dream(response: Response, tenant: LimitedTenantDep,
           replay: ReplayDep, service: ServiceDep) -> object:
     """Propose merges, forgets and re-importance. Nothing is applied."""
 
-    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
-        return 200, proposal_view(engine.dream())
+    def write(engine: Engine) -> tuple[int, dict]:
+        return 200, ProposalOut.view(engine.dream())
 
     return shape(service.write(tenant, write, replay), response)
 
@@ -55,7 +57,7 @@ def dream_apply(body: DreamApplyRequest, response: Response, tenant: LimitedTena
                 replay: ReplayDep, service: ServiceDep) -> object:
     """Apply only the approved action ids, each re-validated against the memories live now."""
 
-    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
-        return 200, {"events": [event_view(e) for e in engine.dream_apply(body.proposal_id, body.approved)]}
+    def write(engine: Engine) -> tuple[int, dict]:
+        return 200, {"events": [EventOut.view(e) for e in engine.dream_apply(body.proposal_id, body.approved)]}
 
     return shape(service.write(tenant, write, replay), response)

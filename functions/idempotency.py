@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from engram_core.core.errors import ValidationError
+from engram_core.core.ports import MetaStore
 
 SLOTS = 128
 MAX_KEPT_BYTES = 256 * 1024  # a larger first result is not kept: its retry gets a 409 instead of a copy
@@ -48,12 +49,12 @@ def fingerprint(method: str, path: str, body: bytes) -> str:
     return hashlib.sha256(b"\n".join([method.encode(), path.encode(), body])).hexdigest()
 
 
-def _index(store) -> dict:  # noqa: ANN001 - SqliteStore
+def _index(store: MetaStore) -> dict:
     raw = store.get_meta(_INDEX)
     return json.loads(raw) if raw else {"next": 0, "slots": {}}
 
 
-def find(store, key_digest: str, request_fingerprint: str) -> Replay | None:  # noqa: ANN001 - SqliteStore
+def find(store: MetaStore, key_digest: str, request_fingerprint: str) -> Replay | None:
     """The first result for this key, or None; the same key with another request is an error."""
     slot = _index(store)["slots"].get(key_digest)
     if slot is None:
@@ -75,7 +76,7 @@ def _kept(replay: Replay) -> Replay:
                                   "field": "Idempotency-Key"}})
 
 
-def save(store, key_digest: str, request_fingerprint: str, replay: Replay) -> None:  # noqa: ANN001 - SqliteStore
+def save(store: MetaStore, key_digest: str, request_fingerprint: str, replay: Replay) -> None:
     replay = _kept(replay)
     index = _index(store)
     slot = index["next"]

@@ -32,6 +32,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticError
 
 from engram_core.tenants.due_index import DueEntry, due_hour
+from engram_core.usecases.engine import Engine
 from engram_core.core.errors import EngramError, NotFoundError, ValidationError
 from engram_core.tenants.ids import check_tenant_id
 from engram_core.core.timeutil import check_in_range
@@ -122,7 +123,7 @@ def _check_timer(service: Service, header_key: str | None) -> None:
 
 
 def _sleep_once(job: SleepJob, period: timedelta):  # noqa: ANN202 - an operation for stores.run
-    def operation(engine) -> dict:  # noqa: ANN001 - Engine
+    def operation(engine: Engine) -> dict:
         if schedule.already_done(engine, job.trigger_time):
             return {"skipped": True, "reason": "done", "gists": 0, "events": 0}
         last = schedule.last_sleep(engine)

@@ -49,7 +49,7 @@ def initialize(service: ServiceDep) -> dict:
     """FC's initializer: load the local embedder, the token vocabulary and the read path before any request."""
     from functions.warmup import warm_up
 
-    return {"status": "ok", "detail": f"embedder {warm_up(service.settings.embedder)} ready"}
+    return {"status": "ok", "detail": f"embedder {warm_up(service.tenant_embedder())} ready"}
 
 
 @router.get("/pre-stop", response_model=LifecycleOut, responses=HOOK_ERRORS, dependencies=[HookCaller])

@@ -11,13 +11,13 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
+from engram_core.usecases.engine import Engine
 from engram_core.core.errors import ValidationError
-from engram_core.usecases.views import belief_view, event_view, recall_view, write_view
 from functions.deps import LimitedTenantDep, RecallTenantDep, ReplayDep, ServiceDep, TenantDep, shape
 from functions.openapi import LIMITED_READ_ERRORS, LIMITED_WRITE_ERRORS, READ_ERRORS, WRITE_ERRORS
 from engram_core.core.schemas import (
-    BeliefsOut, EventsOut, ForgetOut, ImportOut, MemoryDetail, MemoryPage, RecallOut, RecallRequest,
-    RememberRequest, StatsOut, WriteOut,
+    BeliefOut, BeliefsOut, EventOut, EventsOut, ForgetOut, ImportOut, MemoryDetail, MemoryPage, RecallOut,
+    RecallRequest, RememberRequest, StatsOut, WriteOut,
 )
 from functions.views import memory_detail_view, page_view
 
@@ -51,9 +51,9 @@ def remember(body: RememberRequest, response: Response, tenant: LimitedTenantDep
              service: ServiceDep) -> object:
     """Remember explicitly; a caller-set importance bypasses the importance gate."""
 
-    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+    def write(engine: Engine) -> tuple[int, dict]:
         done = engine.remember(body.text, kind=body.kind, importance=body.importance, session_id=body.session_id)
-        return 201, write_view(done)
+        return 201, WriteOut.view(done)
 
     return shape(service.write(tenant, write, replay), response)
 
@@ -61,7 +61,7 @@ def remember(body: RememberRequest, response: Response, tenant: LimitedTenantDep
 @router.post("/recall", response_model=RecallOut, responses=LIMITED_READ_ERRORS)
 def recall(body: RecallRequest, tenant: RecallTenantDep, service: ServiceDep) -> dict:
     """Recall only: the packed block and the items with their scores. Writes nothing."""
-    return service.read(tenant, lambda e: recall_view(
+    return service.read(tenant, lambda e: RecallOut.view(
         e.recall(body.query, body.budget_tokens, as_of=body.as_of, reinforce=False)))
 
 
@@ -70,8 +70,8 @@ def forget(memory_id: str, response: Response, tenant: TenantDep, replay: Replay
            purge: Annotated[bool, Query(description="Hard delete for privacy.")] = False) -> object:
     """Soft forget (kept for audit); ``purge=true`` deletes text, vector and derived text."""
 
-    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
-        return 200, {"events": [event_view(e) for e in engine.forget(memory_id, purge=purge)]}
+    def write(engine: Engine) -> tuple[int, dict]:
+        return 200, {"events": [EventOut.view(e) for e in engine.forget(memory_id, purge=purge)]}
 
     return shape(service.write(tenant, write, replay), response)
 
@@ -84,14 +84,14 @@ def beliefs(tenant: TenantDep, service: ServiceDep, as_of: WhenQuery = None,
     if subject is not None and as_of is not None:
         raise ValidationError("give as_of or subject, not both", field="subject")
     found = service.read(tenant, lambda e: e.history(subject) if subject else e.beliefs(as_of))
-    return {"as_of": as_of, "items": [belief_view(b) for b in found]}
+    return {"as_of": as_of, "items": [BeliefOut.view(b) for b in found]}
 
 
 @router.get("/events", response_model=EventsOut, responses=READ_ERRORS)
 def events(tenant: TenantDep, service: ServiceDep, since: WhenQuery = None,
            limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> dict:
     """The audit log of engine decisions, oldest first."""
-    return {"items": [event_view(e) for e in service.read(tenant, lambda e: e.events(since, limit))]}
+    return {"items": [EventOut.view(e) for e in service.read(tenant, lambda e: e.events(since, limit))]}
 
 
 @router.get("/export", response_class=Response, responses={
@@ -113,7 +113,7 @@ async def import_lines(request: Request, response: Response, tenant: TenantDep, 
     except UnicodeDecodeError as exc:
         raise ValidationError("the import body must be UTF-8 JSON lines", field="body") from exc
 
-    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+    def write(engine: Engine) -> tuple[int, dict]:
         return 200, {"imported": engine.import_lines(lines)}
 
     return shape(await run_in_threadpool(service.write, tenant, write, replay), response)

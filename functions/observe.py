@@ -12,7 +12,7 @@ from typing import Literal
 from fastapi import APIRouter, Response
 from pydantic import Field
 
-from engram_core.usecases.views import write_view
+from engram_core.usecases.engine import Engine
 from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, shape
 from functions.openapi import LIMITED_WRITE_ERRORS
 from engram_core.core.schemas import MAX_TEXT_CHARS, When, WriteOut, _Request
@@ -34,9 +34,9 @@ def observe(body: ObserveRequest, response: Response, tenant: LimitedTenantDep, 
             service: ServiceDep) -> object:
     """Store a message: gated by importance, facts extracted and adjudicated; 200 when its id was seen before."""
 
-    def write(engine) -> tuple[int, dict]:  # noqa: ANN001 - Engine
+    def write(engine: Engine) -> tuple[int, dict]:
         done = engine.observe(body.text, role=body.role, session_id=body.session_id, message_id=body.id,
                               occurred_at=body.occurred_at, speaker=body.speaker)
-        return (201 if done.events else 200), write_view(done)
+        return (201 if done.events else 200), WriteOut.view(done)
 
     return shape(service.write(tenant, write, replay), response)

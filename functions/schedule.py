@@ -27,16 +27,16 @@ def is_due(last: datetime | None, trigger: datetime, period: timedelta) -> bool:
 
 
 def last_sleep(engine: Engine) -> datetime | None:
-    raw = engine.store.get_meta(LAST_SLEEP)
+    raw = engine.meta.get_meta(LAST_SLEEP)
     return from_storage(raw) if raw else None
 
 
 def already_done(engine: Engine, trigger: datetime) -> bool:
-    return engine.store.get_meta(DONE) == to_storage(trigger)
+    return engine.meta.get_meta(DONE) == to_storage(trigger)
 
 
 def record_sleep(engine: Engine, at: datetime, trigger: datetime | None = None) -> None:
-    with engine.store.transaction():
-        engine.store.set_meta(LAST_SLEEP, to_storage(at))
+    with engine.meta.transaction():
+        engine.meta.set_meta(LAST_SLEEP, to_storage(at))
         if trigger is not None:
-            engine.store.set_meta(DONE, to_storage(trigger))
+            engine.meta.set_meta(DONE, to_storage(trigger))

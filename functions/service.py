@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from engram_core.adapters.clock import SystemClock
-from engram_core.core.ports import Clock
+from engram_core.core.ports import Clock, Embedder
 from functions import idempotency
 from engram_core.tenants.credentials import KeyRing, parse_key_entries
 from functions.keysource import KeySource
@@ -18,6 +18,7 @@ from functions.settings import FanoutMode, Platform, ServiceSettings
 
 if TYPE_CHECKING:
     from engram_core.usecases.engine import Engine
+    from engram_core.providers import ProviderRoot
     from engram_core.tenants.tenancy import TenantStores
     from functions.sleepjobs import Invoker
 
@@ -48,6 +49,7 @@ class Service:
     clock: Clock = field(default_factory=lambda: SystemClock())
     self_url: str | None = None  # where this server listens, for local jobs
     hosted_embedder: bool = False  # each recall then calls a model: it is rate limited like the model routes
+    providers: ProviderRoot | None = None  # what every tenant engine is built from
     _invoker: Invoker | None = field(default=None, repr=False)
     _invoker_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -61,6 +63,10 @@ class Service:
             if self._invoker is None:
                 self._invoker = LocalInvoker(self.settings.local_url or self.self_url or "http://127.0.0.1:9000")
             return self._invoker
+
+    def tenant_embedder(self) -> Embedder | str | None:
+        """The embedder tenant engines get (or, without a provider root, the configured choice)."""
+        return self.providers.providers().embedder if self.providers else self.settings.embedder
 
     def platform_headers(self, headers: Mapping[str, str]) -> Mapping[str, str]:
         """The request's headers where the platform vouches for its x-fc-* ones (FC), else none at all."""
@@ -91,12 +97,12 @@ class Service:
 
         def once(engine: Engine) -> WriteOutcome:
             if replay_key is not None:
-                found = idempotency.find(engine.store, replay_key.digest, replay_key.fingerprint)
+                found = idempotency.find(engine.meta, replay_key.digest, replay_key.fingerprint)
                 if found is not None:
                     return WriteOutcome(found.status, found.body, replayed=True)
             status, body = operation(engine)
             if replay_key is not None:
-                idempotency.save(engine.store, replay_key.digest, replay_key.fingerprint,
+                idempotency.save(engine.meta, replay_key.digest, replay_key.fingerprint,
                                  idempotency.Replay(status, body))
             return WriteOutcome(status, body, replayed=False)
 
@@ -106,11 +112,12 @@ class Service:
         self.flush()
 
 
-def open_engine_for(settings: ServiceSettings) -> Callable[[Path], Engine]:
+def open_engine_for(root: ProviderRoot) -> Callable[[Path], Engine]:
+    """Every tenant's engine gets the providers of one root: settings read once, one shared client."""
     def open_tenant_engine(path: Path) -> Engine:
         from engram_core import open_engine
 
-        return open_engine(path, embedder=settings.embedder) if settings.embedder else open_engine(path)
+        return open_engine(path, providers=root.providers())
 
     return open_tenant_engine
 
@@ -133,15 +140,19 @@ def check_object_store(settings: ServiceSettings) -> None:
 
 
 def build_service(settings: ServiceSettings, *, extra_keys: list | None = None,
-                  stores: TenantStores | None = None) -> Service:
-    from engram_core.providers import embedder_is_hosted
+                  stores: TenantStores | None = None, providers: ProviderRoot | None = None) -> Service:
+    """The HTTP service's composition root: provider settings are read and the providers' client built here,
+    once, for every tenant engine the service opens."""
+    from engram_core.providers import provider_root
     from engram_core.tenants.tenancy import open_tenant_stores
 
     check_object_store(settings)
+    root = providers or provider_root(embedder=settings.embedder)
     return Service(
         settings=settings,
-        stores=stores or open_tenant_stores(settings.tenant_root(), open_engine_for(settings)),
+        stores=stores or open_tenant_stores(settings.tenant_root(), open_engine_for(root)),
         keys=load_key_ring(settings, extra_keys),
         limiter=RateLimiter(settings.rate_per_minute, settings.rate_burst),
-        hosted_embedder=embedder_is_hosted(settings.embedder),
+        hosted_embedder=root.hosted_embedder,
+        providers=root,
     )

@@ -8,13 +8,17 @@ is exercised on a throw-away in-memory store with the offline parts.
 
 from __future__ import annotations
 
+from engram_core.core.ports import Embedder
 
-def warm_up(embedder_choice: str | None) -> str:
-    """Load the tenant-independent parts of a request; returns the model id of the tenant embedder."""
+
+def warm_up(embedder: Embedder | str | None) -> str:
+    """Load the tenant-independent parts of a request; returns the model id of the tenant embedder
+    (the one given, or the one a name or the environment chooses)."""
     from engram_core.adapters.minilm import MiniLMEmbedder
     from engram_core.providers import build_providers
 
-    embedder = build_providers(embedder=embedder_choice).embedder
+    if embedder is None or isinstance(embedder, str):
+        embedder = build_providers(embedder=embedder).embedder
     if isinstance(embedder, MiniLMEmbedder):
         embedder.embed(["warm up"])
     _warm_read_path()

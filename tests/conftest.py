@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -10,13 +11,32 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fakes import ScriptedLLM, counter_ids  # noqa: E402
+from memory_store import MemoryStore  # noqa: E402
 
 from engram_core.adapters.clock import FixedClock  # noqa: E402
 from engram_core.adapters.sqlite_store import SqliteStore  # noqa: E402
 from engram_core.core.config import EngineConfig  # noqa: E402
 from engram_core.usecases.engine import Engine  # noqa: E402
+from engram_core.core.ports import TenantStore  # noqa: E402
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+_STORE_KIND = ["sqlite"]  # what make_engine opens for ":memory:"; set per test by the store_kind fixture
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Engine tests (they take ``clock``) in a ``both_stores`` module run twice: on SQLite and on the
+    in-memory fake of the store port, unless marked ``sql``."""
+    marked = metafunc.definition.get_closest_marker("both_stores")
+    if marked and "clock" in metafunc.fixturenames and not metafunc.definition.get_closest_marker("sql"):
+        metafunc.parametrize("store_kind", ["sqlite", "memory"], indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def store_kind(request: pytest.FixtureRequest) -> Iterator[str]:
+    kind = getattr(request, "param", "sqlite")
+    _STORE_KIND[0] = kind
+    yield kind
+    _STORE_KIND[0] = "sqlite"
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -32,12 +52,14 @@ def clock() -> FixedClock:
 
 
 def make_engine(clock: FixedClock, llm=None, path: str = ":memory:", config: EngineConfig | None = None,  # noqa: ANN001
-                embedder=None, new_id=None) -> Engine:  # noqa: ANN001
+                embedder=None, new_id=None, store: TenantStore | None = None) -> Engine:  # noqa: ANN001
     from engram_core.adapters.hashing import HashingEmbedder
     from engram_core.adapters.offline.llm import OfflineLLM
     from engram_core.adapters.tokens import ConservativeTokenCounter
 
-    return Engine(SqliteStore(path), embedder=embedder or HashingEmbedder(), llm=llm or OfflineLLM(),
+    if store is None:
+        store = MemoryStore() if _STORE_KIND[0] == "memory" and path == ":memory:" else SqliteStore(path)
+    return Engine(store, embedder=embedder or HashingEmbedder(), llm=llm or OfflineLLM(),
                   tokens=ConservativeTokenCounter(), clock=clock, config=config, new_id=new_id or counter_ids())
 
 

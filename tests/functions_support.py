@@ -1,6 +1,8 @@
-"""Run the server as a real process on loopback and talk to it over HTTP.
+"""Run the server as a real process on loopback and talk to it over HTTP, or run its app in-process.
 
 The process is ``python -m functions``, the container's entry point (``engram serve`` minus the rest of the CLI).
+``in_process_server`` answers the same calls from the same app without a process: most HTTP tests use it, and a
+few smoke tests keep the real process (start-up, logging, signals).
 """
 
 from __future__ import annotations
@@ -14,11 +16,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import requests
 
 from engram_bench.processes import free_port, stop
 from engram_core.tenants.credentials import KeyEntry, hash_key
+
+if TYPE_CHECKING:
+    from fastapi.testclient import TestClient
+    from httpx2 import Response
 
 ROOT = Path(__file__).resolve().parents[1]
 EVENTS = Path(__file__).parent / "fixtures" / "fc_events"
@@ -98,6 +105,49 @@ def running_server(store: Path, *args: str, **env: str) -> Iterator[Server]:
         yield Server(url, process, log_path)
     finally:
         stop(process, grace=30)
+
+
+class InProcessServer:
+    """The same calls as ``Server``, answered by the app in this process (fastapi's TestClient over ASGI):
+    no process start, no sockets. Server errors come back as 500 responses, as a real server sends them."""
+
+    url = "http://testserver"
+
+    def __init__(self, client: TestClient) -> None:
+        self.client = client
+
+    def call(self, method: str, path: str, key: str | None = None, **kwargs: object) -> Response:
+        headers = dict(kwargs.pop("headers", None) or {})
+        if key is not None:
+            headers["Authorization"] = f"Bearer {key}"
+        if "data" in kwargs and isinstance(kwargs["data"], (str, bytes)):
+            kwargs["content"] = kwargs.pop("data")  # a raw body, as requests sends ``data=``
+        kwargs.pop("timeout", None)
+        return self.client.request(method, path, headers=headers, **kwargs)
+
+    def as_tenant(self, tenant: str):  # noqa: ANN201 - a request function bound to one key
+        key = TENANT_KEYS[tenant]
+        return lambda method, path, **kw: self.call(method, path, key, **kw)
+
+
+@contextmanager
+def in_process_server(store: Path, **settings: object) -> Iterator[InProcessServer]:
+    """The app ``python -m functions`` serves, with ``server_env``'s settings (``settings`` win), in-process."""
+    from fastapi.testclient import TestClient
+
+    from engram_core.providers import provider_root
+    from engram_core.providers.settings import load_settings as load_provider_settings
+    from functions.app import create_app
+    from functions.service import build_service
+    from functions.settings import load_settings
+
+    options = {"tenant_store": str(store), "embedder": "hashing", "api_keys": keys_json(TENANT_KEYS),
+               "admin_key": ADMIN_KEY, **settings}
+    service_settings = load_settings(**options)
+    root = provider_root(load_provider_settings(provider="offline"), embedder=service_settings.embedder)
+    app = create_app(build_service(service_settings, providers=root))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        yield InProcessServer(client)
 
 
 def load_event(name: str) -> dict:

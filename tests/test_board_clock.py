@@ -6,7 +6,7 @@ import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from functions_support import running_server
+from functions_support import in_process_server
 
 from engram_core.core.errors import ValidationError
 from engram_core.core.timeutil import parse_duration
@@ -17,7 +17,7 @@ WEEK_HOURS = 7 * 24
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):  # noqa: ANN001, ANN201
-    with running_server(tmp_path_factory.mktemp("board-http") / "tenants") as running:
+    with in_process_server(tmp_path_factory.mktemp("board-http") / "tenants") as running:
         yield running
 
 
@@ -124,11 +124,11 @@ def test_the_offset_is_bounded(server) -> None:  # noqa: ANN001
 
 
 def test_the_memories_function_alone_serves_the_board_and_its_clock(tmp_path) -> None:  # noqa: ANN001
-    with running_server(tmp_path / "tenants", ENGRAM_FUNCTION="memories") as memories:
+    with in_process_server(tmp_path / "tenants", function="memories") as memories:
         assert memories.call("GET", "/").status_code == 200
         assert memories.as_tenant("alice")("GET", "/clock").status_code == 200
         assert memories.as_tenant("alice")("POST", "/chat", json={"message": "hi"}).status_code == 404
-    with running_server(tmp_path / "chat-tenants", ENGRAM_FUNCTION="chat") as chat:
+    with in_process_server(tmp_path / "chat-tenants", function="chat") as chat:
         assert chat.call("GET", "/").status_code == 404
 
 

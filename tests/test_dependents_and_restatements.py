@@ -14,6 +14,8 @@ from engram_core.usecases.dependents import dependent_on
 from engram_core.core.model import Belief, Cardinality, EventKind, Memory, MemoryKind, MemoryStatus
 from engram_core.core.restatements import demoted, restated, states_a_change
 
+pytestmark = pytest.mark.both_stores  # the use cases here need no SQL
+
 
 def _say(engine, clock, *messages: str) -> list:  # noqa: ANN001
     written = []

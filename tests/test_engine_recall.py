@@ -15,6 +15,8 @@ from engram_core.core.model import MemoryStatus
 from conftest import make_engine
 from fakes import ScriptedLLM, assessment, fact
 
+pytestmark = pytest.mark.both_stores  # the use cases here need no SQL
+
 TEXTS = [
     "I went sailing around the bay with my brother on Saturday",
     "My favourite pastry shop sells the best custard tarts",
@@ -130,6 +132,7 @@ def other_ids(prefix: str, numbers=itertools.count(1)) -> str:  # noqa: ANN001, 
     return f"{prefix}_other{next(numbers)}"
 
 
+@pytest.mark.sql  # two current values can only arrive by import
 def test_retrieval_veto_keeps_newest_single_value(clock) -> None:  # noqa: ANN001
     """Two current values can only arrive by import; recall still shows one."""
     engine = make_engine(clock, ScriptedLLM(assess={"I live in Lisbon": assessment(

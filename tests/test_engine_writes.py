@@ -14,6 +14,8 @@ from engram_core.core.model import EventKind, MemoryKind, MemoryStatus
 from conftest import make_engine
 from fakes import ScriptedLLM, assessment, fact
 
+pytestmark = pytest.mark.both_stores  # the use cases here need no SQL
+
 LISBON = fact("user", "lives_in", "Lisbon", "The user lives in Lisbon.")
 AZORES = fact("user", "lives_in", "Ponta Delgada", "The user lives in Ponta Delgada.", revision=True)
 
@@ -144,6 +146,7 @@ def test_unreachable_llm_is_a_typed_error_and_writes_nothing(clock) -> None:  # 
     assert engine.store.messages() == [] and engine.memories() == []
 
 
+@pytest.mark.sql  # compares whole exports
 def test_failure_mid_write_rolls_back_everything(clock) -> None:  # noqa: ANN001
     """The model fails after the message and episode were inserted: the transaction undoes them."""
     coffee = fact("user", "favourite_drink", "coffee", "The user's favourite drink is coffee.")

@@ -8,8 +8,11 @@ from engram_core.core.config import EngineConfig
 from engram_core.core.entities import entity_key, memory_entity, named_entities
 from engram_core.core.model import Memory, MemoryKind
 
+import pytest
 from conftest import make_engine
 from fakes import ScriptedLLM, assessment
+
+pytestmark = pytest.mark.both_stores  # the use cases here need no SQL
 
 AT = datetime(2026, 1, 5, tzinfo=timezone.utc)
 

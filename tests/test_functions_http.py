@@ -1,16 +1,23 @@
-"""The HTTP API over real HTTP on loopback: ``engram serve`` runs as its own process."""
+"""The HTTP API: the app in-process for most tests, and ``python -m functions`` as its own process on loopback
+for the smoke tests (health, an FC event end to end, the access log)."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from functions_support import ADMIN_KEY, TENANT_KEYS, load_event, running_server
+from functions_support import ADMIN_KEY, TENANT_KEYS, in_process_server, load_event, running_server
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):  # noqa: ANN001, ANN201
-    with running_server(tmp_path_factory.mktemp("http") / "tenants") as running:
+    with in_process_server(tmp_path_factory.mktemp("http") / "tenants") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def real_server(tmp_path_factory):  # noqa: ANN001, ANN201
+    with running_server(tmp_path_factory.mktemp("http-process") / "tenants") as running:
         yield running
 
 
@@ -21,8 +28,8 @@ def _error(response) -> dict:  # noqa: ANN001
     return body["error"]
 
 
-def test_health_needs_no_key_and_loads_nothing(server) -> None:  # noqa: ANN001
-    response = server.call("GET", "/healthz")
+def test_health_needs_no_key_and_loads_nothing(real_server) -> None:  # noqa: ANN001
+    response = real_server.call("GET", "/healthz")
     assert response.status_code == 200
     assert response.json()["status"] == "ok" and response.json()["function"] == "all"
 
@@ -43,7 +50,8 @@ def test_openapi_31_documents_every_route_error_shape_and_credentials(server) ->
     assert "security" not in doc["paths"]["/healthz"]["get"]
 
 
-def test_fc_http_event_reaches_chat_and_its_request_id_is_logged(server) -> None:  # noqa: ANN001
+def test_fc_http_event_reaches_chat_and_its_request_id_is_logged(real_server) -> None:  # noqa: ANN001
+    server = real_server
     event = load_event("http_chat.json")
     response = server.call(event["method"], event["path"], TENANT_KEYS["alice"], headers=event["headers"],
                            data=json.dumps(event["body"]))
@@ -73,7 +81,8 @@ def test_fc_http_event_reaches_recall_which_writes_nothing(server) -> None:  # n
 
 def test_chat_turn_recalls_with_score_breakdown_under_the_budget(server) -> None:  # noqa: ANN001
     bob = server.as_tenant("bob")
-    assert bob("POST", "/chat", json={"message": "My favourite tea is genmaicha.", "session_id": "t"}).ok
+    told = bob("POST", "/chat", json={"message": "My favourite tea is genmaicha.", "session_id": "t"})
+    assert told.status_code == 200
     body = bob("POST", "/chat", json={"message": "Which tea do I like?", "budget_tokens": 200}).json()
     items = body["recall"]["items"]
     assert items and any("genmaicha" in i["text"] for i in items)
@@ -223,8 +232,7 @@ def test_lifecycle_hooks_are_cheap_and_the_server_keeps_serving(server) -> None:
 
 
 def test_body_limit_and_rate_limit(tmp_path) -> None:  # noqa: ANN001
-    with running_server(tmp_path / "tenants", ENGRAM_MAX_BODY_BYTES="4096", ENGRAM_RATE_BURST="2",
-                        ENGRAM_RATE_PER_MINUTE="1") as small:
+    with in_process_server(tmp_path / "tenants", max_body_bytes=4096, rate_burst=2, rate_per_minute=1) as small:
         alice, bob = small.as_tenant("alice"), small.as_tenant("bob")
         big = alice("POST", "/memories", json={"text": "x" * 5000})
         assert big.status_code == 413 and _error(big)["code"] == "body_too_large"

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from functions_support import running_server
+from functions_support import in_process_server
 
 SECRET = "My locker code is 4417 and I keep the spare key under the blue pot."
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):  # noqa: ANN001, ANN201
-    with running_server(tmp_path_factory.mktemp("isolation") / "tenants") as server:
+    with in_process_server(tmp_path_factory.mktemp("isolation") / "tenants") as server:
         alice, bob = server.as_tenant("alice"), server.as_tenant("bob")
         made = alice("POST", "/memories", json={"text": SECRET, "kind": "fact", "importance": 0.95}).json()
         alice("POST", "/chat", json={"message": "I live in Lisbon with my cat Miso.", "session_id": "alice-s1"})

@@ -55,21 +55,14 @@ EDGE_FORBIDDEN = ("engram_core.adapters.sqlite_", "engram_core.usecases.runtime"
 EDGE_LAYERS = {"functions", "mcp"}
 
 # Known exceptions, each with its reason; a test fails once one no longer holds, so the list only shrinks.
-STORE_PORT = "the use cases take the SQLite store as a concrete class until a store port (a Protocol) replaces it"
-KNOWN_WRONG_WAY = {
-    ("engram_core.usecases.engine", "engram_core.adapters.sqlite_store"): STORE_PORT,
-    ("engram_core.usecases.exchange", "engram_core.adapters.sqlite_store"): STORE_PORT,
-    ("engram_core.usecases.metering", "engram_core.adapters.sqlite_store"): STORE_PORT,
-    ("engram_core.usecases.runtime", "engram_core.adapters.sqlite_store"): STORE_PORT,
-}
+KNOWN_WRONG_WAY: dict[tuple[str, str], str] = {}
 SNAPSHOTTER = ("the delta-generation snapshotter hands compaction and its working copies to helper modules that "
                "take it as a concrete class; a port for those roles untangles it")
 KNOWN_CYCLES = {
     ("engram_core.snapshots.admin", "engram_core.snapshots.compaction", "engram_core.snapshots.heads",
      "engram_core.snapshots.snapshotter"): SNAPSHOTTER,  # collect_garbage's hand-off; compaction and heads type it
 }
-KNOWN_LONG = {
-    "engram_core.adapters.sqlite_store": STORE_PORT + "; the port's groups split it",
+KNOWN_LONG: dict[str, str] = {
 }
 
 

@@ -19,6 +19,8 @@ from fakes import ScriptedLLM, assessment
 sys.path.insert(0, str(Path(__file__).parent))
 from test_cli import run  # noqa: E402
 
+pytestmark = pytest.mark.both_stores  # the use cases here need no SQL
+
 WORDS = "harbour ledger copper orchard lantern meadow quarry velvet signal timber ember willow".split()
 
 

@@ -14,6 +14,8 @@ from engram_core.core.model import EventKind, MemoryKind, MemoryStatus
 from conftest import make_engine
 from fakes import ScriptedLLM, assessment
 
+pytestmark = pytest.mark.both_stores  # the use cases here need no SQL
+
 
 def chatty(clock, path: str = ":memory:", **llm_kwargs):  # noqa: ANN001, ANN003, ANN202
     engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.4), **llm_kwargs), path=path)
@@ -117,6 +119,7 @@ def test_soft_forget_keeps_audit_and_leaves_recall(clock) -> None:  # noqa: ANN0
         engine.forget("mem_nope")
 
 
+@pytest.mark.sql  # reads the database file
 def test_purge_removes_text_everywhere_on_disk(clock, tmp_path: Path) -> None:  # noqa: ANN001
     from engram_core.adapters.offline.llm import OfflineLLM
 

@@ -13,6 +13,8 @@ from conftest import make_engine
 
 from engram_core.core.model import MemoryStatus
 
+pytestmark = pytest.mark.both_stores  # the use cases here need no SQL
+
 
 def _say(engine, clock, *messages: str, gap: timedelta = timedelta(days=1)) -> None:  # noqa: ANN001
     for text in messages:

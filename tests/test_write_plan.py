@@ -14,6 +14,8 @@ from engram_core.adapters.offline.llm import OfflineLLM
 from engram_core.core.errors import BusyError
 from engram_core.core.model import EventKind
 
+pytestmark = pytest.mark.both_stores  # the use cases here need no SQL
+
 WORKS_AT_ACME = fact("user", "works_at", "Acme", "The user works at Acme.")
 # Another predicate and many-valued, so neither the exact nor the semantic rule decides: the model is asked.
 EMPLOYED_BY_GLOBEX = fact("user", "employer_of_record", "Globex", "The user works at Globex now.", cardinality="many")
@@ -111,7 +113,7 @@ class WriteLockProbe:
         self.probed: list[str] = []
 
     def _probe(self, method: str) -> None:
-        assert not self.engine.store.conn.in_transaction, f"{method} called inside the write transaction"
+        assert not self.engine.store.in_transaction, f"{method} called inside the write transaction"
         other = sqlite3.connect(self.path, timeout=0, isolation_level=None)
         try:
             other.execute("BEGIN IMMEDIATE")  # fails with "database is locked" while a writer holds it

@@ -55,6 +55,12 @@ def each(found: Iterable[sqlite3.Row], decode: Callable[[sqlite3.Row], T]) -> li
     return decoded
 
 
+def insert(conn: sqlite3.Connection, table: str, params: dict) -> None:
+    """``table`` and the column names are ours, never caller text."""
+    marks = ", ".join(":" + k for k in params)
+    conn.execute(f"INSERT INTO {table} ({', '.join(params)}) VALUES ({marks})", params)
+
+
 def vector_to_blob(vector: np.ndarray) -> bytes:
     """int8 components with one float32 scale in front: dim + 4 bytes instead of 4 * dim.
 

@@ -8,34 +8,25 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from importlib import resources
 from pathlib import Path
 
 from engram_core.adapters import sqlite_rows as rows
 from engram_core.adapters.sqlite_lexical import RECALLABLE_SQL, CacheKey, LexicalCache, fts_search
+from engram_core.adapters.sqlite_exchange import ExchangeRows
 from engram_core.adapters.sqlite_purge import PurgeRows
 from engram_core.adapters.sqlite_reviews import StaleReviewRows
+from engram_core.adapters.sqlite_usage import UsageRows
+from engram_core.adapters.sqlite_working import WorkingFileRows
 from engram_core.core.errors import SchemaTooNewError, StoreError
+from engram_core.migrations import LATEST_SCHEMA
+from engram_core.migrations import numbered as _migrations
 from engram_core.core.model import AccessState, Belief, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall
 from engram_core.adapters.private_files import private_dir, private_file
 from engram_core.core.timeutil import to_storage
 from engram_core.core.words import content_words
 
-_MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 _FTS_TOKEN = re.compile(r"\w+", re.UNICODE)
 BUSY_TIMEOUT_MS = 10_000
-
-
-def _migrations() -> list[tuple[int, str]]:
-    found = []
-    for entry in resources.files("engram_core.migrations").iterdir():
-        match = _MIGRATION_NAME.match(entry.name)
-        if match:
-            found.append((int(match.group(1)), entry.read_text(encoding="utf-8")))
-    return sorted(found)
-
-
-LATEST_SCHEMA = max(number for number, _ in _migrations())
 
 
 def _connect(path: str) -> sqlite3.Connection:
@@ -56,7 +47,7 @@ def _connect(path: str) -> sqlite3.Connection:
     return conn
 
 
-class SqliteStore(StaleReviewRows):
+class SqliteStore(UsageRows, StaleReviewRows, ExchangeRows, WorkingFileRows):
     """All SQL lives here; the engine speaks in domain values."""
 
     def __init__(self, path: str | Path = ":memory:") -> None:
@@ -136,11 +127,6 @@ class SqliteStore(StaleReviewRows):
     def close(self) -> None:
         self.conn.close()
 
-    def _insert(self, table: str, params: dict) -> None:
-        """``table`` and the column names are ours, never caller text."""
-        columns = ", ".join(params)
-        self.conn.execute(f"INSERT INTO {table} ({columns}) VALUES ({', '.join(':' + k for k in params)})", params)
-
     def _update(self, table: str, params: dict) -> None:
         sets = ", ".join(f"{k} = :{k}" for k in params if k != "id")
         self.conn.execute(f"UPDATE {table} SET {sets} WHERE id = :id", params)
@@ -158,7 +144,7 @@ class SqliteStore(StaleReviewRows):
 
     # -- messages ---------------------------------------------------------
     def insert_message(self, message: Message) -> None:
-        self._insert("messages", rows.message_params(message))
+        rows.insert(self.conn, "messages", rows.message_params(message))
 
     def message_by_external_id(self, external_id: str) -> Message | None:
         row = self.conn.execute("SELECT * FROM messages WHERE external_id = ?", (external_id,)).fetchone()
@@ -176,7 +162,7 @@ class SqliteStore(StaleReviewRows):
 
     # -- memories ---------------------------------------------------------
     def insert_memory(self, memory: Memory) -> None:
-        self._insert("memories", rows.memory_params(memory))
+        rows.insert(self.conn, "memories", rows.memory_params(memory))
         self.conn.executemany(
             "INSERT OR IGNORE INTO memory_sources (memory_id, message_id) VALUES (?, ?)",
             [(memory.id, mid) for mid in memory.provenance],
@@ -271,7 +257,7 @@ class SqliteStore(StaleReviewRows):
 
     # -- beliefs ----------------------------------------------------------
     def insert_belief(self, belief: Belief) -> None:
-        self._insert("beliefs", rows.belief_params(belief))
+        rows.insert(self.conn, "beliefs", rows.belief_params(belief))
 
     def update_belief(self, belief: Belief) -> None:
         self._update("beliefs", rows.belief_params(belief))
@@ -343,31 +329,7 @@ class SqliteStore(StaleReviewRows):
     # -- model usage ----------------------------------------------------------
     def insert_usage(self, calls: Sequence[tuple[str, ModelCall]], at: datetime, turn_id: str | None) -> None:
         with self._leaves_lexical_alone():
-            self._insert_usage(calls, at, turn_id)
-
-    def _insert_usage(self, calls: Sequence[tuple[str, ModelCall]], at: datetime, turn_id: str | None) -> None:
-        self.conn.executemany(
-            "INSERT INTO model_usage (id, at, turn_id, purpose, model, prompt_tokens, completion_tokens, "
-            "reasoning_tokens, latency_ms, attempts, outcome, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(cid, to_storage(at), turn_id, c.purpose.value, c.model, c.prompt_tokens, c.completion_tokens,
-              c.reasoning_tokens, c.latency_ms, c.attempts, c.outcome.value, c.cost_usd) for cid, c in calls],
-        )
-
-    def usage_by_purpose(self) -> list[sqlite3.Row]:
-        """Calls, tokens, cost and latency per (purpose, model)."""
-        return list(self.conn.execute(
-            "SELECT purpose, model, COUNT(*) AS calls, SUM(prompt_tokens) AS prompt_tokens, "
-            "SUM(completion_tokens) AS completion_tokens, SUM(reasoning_tokens) AS reasoning_tokens, "
-            "SUM(cost_usd) AS cost_usd, AVG(latency_ms) AS latency_ms, SUM(outcome != 'ok') AS not_ok "
-            "FROM model_usage GROUP BY purpose, model ORDER BY purpose, model"
-        ))
-
-    def usage_by_turn(self) -> list[sqlite3.Row]:
-        """Calls and cost per chat turn, oldest turn first."""
-        return list(self.conn.execute(
-            "SELECT turn_id, COUNT(*) AS calls, SUM(cost_usd) AS cost_usd, SUM(purpose = 'reply') AS replies "
-            "FROM model_usage WHERE turn_id IS NOT NULL GROUP BY turn_id ORDER BY MIN(rowid)"
-        ))
+            super().insert_usage(calls, at, turn_id)
 
     # -- dream proposals ----------------------------------------------------
     def insert_proposal(self, proposal: DreamProposal) -> None:
@@ -383,11 +345,6 @@ class SqliteStore(StaleReviewRows):
 
     def mark_proposal_applied(self, proposal_id: str, when: datetime) -> None:
         self.conn.execute("UPDATE dream_proposals SET applied_at = ? WHERE id = ?", (to_storage(when), proposal_id))
-
-    # -- whole-tenant access (export/import) ----------------------------------
-    def table_rows(self, table: str) -> list[sqlite3.Row]:
-        order = "seq" if table == "events" else "rowid"
-        return list(self.conn.execute(f"SELECT * FROM {table} ORDER BY {order}"))  # table names are ours, never input
 
     # -- recall index ---------------------------------------------------------
     def data_version(self) -> int:
@@ -423,15 +380,3 @@ class SqliteStore(StaleReviewRows):
         self.conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
         if self.path != ":memory:":
             self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-
-    def row_exists(self, table: str, row_id: str, key: str = "id") -> bool:
-        """``table`` and ``key`` are ours, never caller text."""
-        return self.conn.execute(f"SELECT 1 FROM {table} WHERE {key} = ?", (row_id,)).fetchone() is not None
-
-    def insert_row(self, table: str, row: dict) -> None:
-        """Raw insert for imports; ``table`` is one of ours, never caller text."""
-        self._insert(table, row)
-        if table == "memories":
-            provenance = json.loads(row.get("provenance") or "[]")
-            self.conn.executemany("INSERT OR IGNORE INTO memory_sources (memory_id, message_id) VALUES (?, ?)",
-                                  [(row["id"], mid) for mid in provenance])

@@ -13,10 +13,15 @@ import time
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from engram_core.core.errors import BusyError, EngramError, GenerationExistsError, ValidationError
+
+if TYPE_CHECKING:  # imported lazily at run time, to keep --help fast
+    from engram_core.usecases.engine import Engine
+    from engram_core.providers import ProviderRoot
 
 EXIT_ERROR = 2
 # C0 and C1 controls but tab and newline, and the bidi controls: stored text can carry them, and a terminal
@@ -70,15 +75,19 @@ class Context:
         self.store = store
         self.embedder = embedder
         self.tenant = tenant
-        self._engine = None
+        self._engine: Engine | None = None
+        self._providers: ProviderRoot | None = None  # built once per command, for every engine it opens
         self._checkout = None  # set when the store is oss://: the command works on a snapshot checkout
 
-    def _open_engine_at(self, path: Path):  # noqa: ANN202 - Engine
+    def _open_engine_at(self, path: Path) -> Engine:
         from engram_core import open_engine
+        from engram_core.providers import provider_root
 
-        return open_engine(path, embedder=self.embedder)
+        if self._providers is None:
+            self._providers = provider_root(embedder=self.embedder)
+        return open_engine(path, providers=self._providers.providers())
 
-    def engine(self):  # noqa: ANN201 - Engine, imported lazily to keep --help fast
+    def engine(self) -> Engine:
         if self._engine is None:
             from engram_core.usecases.engine import default_store_path
             from engram_core.snapshots import is_remote

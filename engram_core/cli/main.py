@@ -19,9 +19,7 @@ from engram_core.cli.common import (
 from engram_core.cli.doctor import echo_usage
 from engram_core.cli.plugins import contributed_commands
 from engram_core.core.timeutil import parse_duration
-from engram_core.usecases.views import (
-    belief_view, event_view, memory_view, proposal_view, recall_view, write_view,
-)
+from engram_core.core.views import BeliefOut, EventOut, MemoryOut, ProposalOut, RecallOut, WriteOut
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
@@ -61,7 +59,7 @@ def observe(ctx: Context, text: str, role: str, session_id: str | None, message_
     """Observe a message: stored if important enough, facts extracted and adjudicated."""
     result = ctx.engine().observe(text, role=role, session_id=session_id, message_id=message_id,
                                   occurred_at=occurred_at, speaker=speaker)
-    view = write_view(result)
+    view = WriteOut.view(result)
     print_json(view) if as_json else echo_events(view["events"])
 
 
@@ -77,7 +75,7 @@ def observe(ctx: Context, text: str, role: str, session_id: str | None, message_
 def remember(ctx: Context, text: str, kind: str, importance: float | None, session_id: str | None,
              as_json: bool) -> None:
     """Remember something explicitly."""
-    view = write_view(ctx.engine().remember(text, kind=kind, importance=importance, session_id=session_id))
+    view = WriteOut.view(ctx.engine().remember(text, kind=kind, importance=importance, session_id=session_id))
     print_json(view) if as_json else echo_events(view["events"])
 
 
@@ -98,7 +96,7 @@ def recall(ctx: Context, query: str, budget: int, as_of: str | None, no_reinforc
     """
     result = ctx.engine().recall(query, budget, as_of=as_of, reinforce=not no_reinforce)
     if as_json:
-        print_json(recall_view(result))
+        print_json(RecallOut.view(result))
         return
     echo(result.render() or "(nothing recalled)")
     echo(f"\n{len(result.items)} memories, {result.tokens_used}/{result.budget_tokens} tokens")
@@ -125,7 +123,7 @@ def _echo_beliefs(beliefs: list) -> None:
 def beliefs(ctx: Context, as_of: str | None, as_json: bool) -> None:
     """Current beliefs, or what was true as of a date."""
     found = ctx.engine().beliefs(as_of)
-    print_json([belief_view(b) for b in found]) if as_json else _echo_beliefs(found)
+    print_json([BeliefOut.view(b) for b in found]) if as_json else _echo_beliefs(found)
 
 
 @cli.command()
@@ -137,7 +135,7 @@ def beliefs(ctx: Context, as_of: str | None, as_json: bool) -> None:
 def history(ctx: Context, subject: str, predicate: str | None, as_json: bool) -> None:
     """Full bi-temporal history of a subject's beliefs."""
     found = ctx.engine().history(subject, predicate)
-    print_json([belief_view(b) for b in found]) if as_json else _echo_beliefs(found)
+    print_json([BeliefOut.view(b) for b in found]) if as_json else _echo_beliefs(found)
 
 
 @cli.command()
@@ -146,7 +144,7 @@ def history(ctx: Context, subject: str, predicate: str | None, as_json: bool) ->
 @handle_errors
 def sweep(ctx: Context, as_json: bool) -> None:
     """Mark faded memories as decayed (out of recall, never deleted)."""
-    events = [event_view(e) for e in ctx.engine().sweep()]
+    events = [EventOut.view(e) for e in ctx.engine().sweep()]
     print_json(events) if as_json else (echo_events(events), echo(f"{len(events)} decayed"))
 
 
@@ -156,7 +154,7 @@ def sweep(ctx: Context, as_json: bool) -> None:
 @handle_errors
 def sleep(ctx: Context, as_json: bool) -> None:
     """Sleep cycle: decay sweep, then faded groups become gists; originals archived."""
-    view = write_view(ctx.engine().sleep())
+    view = WriteOut.view(ctx.engine().sleep())
     print_json(view) if as_json else (echo_events(view["events"]), echo(f"{len(view['memories'])} gists"))
 
 
@@ -167,7 +165,7 @@ def sleep(ctx: Context, as_json: bool) -> None:
 @handle_errors
 def consolidate(ctx: Context, session_id: str, as_json: bool) -> None:
     """Turn a session transcript into durable memories (adjudicated)."""
-    view = write_view(ctx.engine().consolidate(session_id))
+    view = WriteOut.view(ctx.engine().consolidate(session_id))
     print_json(view) if as_json else echo_events(view["events"])
 
 
@@ -180,10 +178,10 @@ def consolidate(ctx: Context, session_id: str, as_json: bool) -> None:
 def dream(ctx: Context, proposal_id: str | None, approve: tuple[str, ...], as_json: bool) -> None:
     """Propose merges/forgets/re-importance and reviews of possibly stale memories; apply only what you approve."""
     if proposal_id:
-        events = [event_view(e) for e in ctx.engine().dream_apply(proposal_id, approve)]
+        events = [EventOut.view(e) for e in ctx.engine().dream_apply(proposal_id, approve)]
         print_json(events) if as_json else echo_events(events)
         return
-    view = proposal_view(ctx.engine().dream())
+    view = ProposalOut.view(ctx.engine().dream())
     if as_json:
         print_json(view)
         return
@@ -204,7 +202,7 @@ def forget(ctx: Context, memory_id: str, purge: bool, yes: bool) -> None:
     """Forget a memory (soft: kept for audit), or purge it."""
     if purge and not yes:
         click.confirm(f"Purge {memory_id} for good?", abort=True)
-    echo_events([event_view(e) for e in ctx.engine().forget(memory_id, purge=purge)])
+    echo_events([EventOut.view(e) for e in ctx.engine().forget(memory_id, purge=purge)])
 
 
 @cli.command(name="export")
@@ -276,7 +274,7 @@ def memories(ctx: Context, status: tuple[str, ...], kind: tuple[str, ...], text:
     """List memories."""
     found = ctx.engine().memories(status=status, kind=kind, text=text, limit=limit, offset=offset)
     if as_json:
-        print_json([memory_view(m) for m in found])
+        print_json([MemoryOut.view(m) for m in found])
         return
     for m in found:
         echo(f"{m.id} [{m.kind.value}/{m.status.value}] imp={m.importance:.2f} {m.text[:80]}")
@@ -290,7 +288,7 @@ def memories(ctx: Context, status: tuple[str, ...], kind: tuple[str, ...], text:
 @handle_errors
 def events(ctx: Context, since: str | None, limit: int, as_json: bool) -> None:
     """The audit log of engine decisions."""
-    found = [event_view(e) for e in ctx.engine().events(since, limit)]
+    found = [EventOut.view(e) for e in ctx.engine().events(since, limit)]
     print_json(found) if as_json else echo_events(found)
 
 

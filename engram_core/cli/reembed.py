@@ -18,7 +18,7 @@ def reembed(ctx: Context, force: bool) -> None:
     All vectors are computed first and written in one transaction: an interrupted run changes nothing.
     """
     engine = ctx.engine()
-    total = sum(engine.store.count_memories().values())
+    total = sum(engine.memory_counts().values())
     with tqdm(total=total, desc="reembed", unit="mem", disable=None) as bar:
         report = engine.reembed(bar.update, force=force)
     if report.skipped:

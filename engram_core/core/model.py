@@ -205,6 +205,10 @@ class Belief:
     def is_current(self) -> bool:
         return self.valid_to is None and self.expired_at is None
 
+    @property
+    def current(self) -> bool:
+        return self.is_current()
+
     def valid_at(self, when: datetime) -> bool:
         started = self.valid_from <= when
         not_ended = self.valid_to is None or self.valid_to > when
@@ -275,12 +279,26 @@ class WriteResult:
 
 
 @dataclass(frozen=True)
+class MemoryDetail:
+    """A memory with the messages it came from and the whole history of the beliefs it states."""
+
+    memory: Memory
+    provenance: tuple[Message, ...]
+    beliefs: tuple[Belief, ...]
+
+
+@dataclass(frozen=True)
 class DreamAction:
     action: str  # "merge" | "forget" | "reimportance" | "confirm" (keep a possibly stale memory as it is)
     memory_ids: tuple[str, ...]
     importance: float | None = None
     text: str | None = None
     reason: str = ""
+
+
+def action_id(index: int) -> str:
+    """How a proposal names its action at ``index``: ``a1``, ``a2``, ..."""
+    return f"a{index + 1}"
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,20 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engram_core.core.views import (
+    BeliefOut, DreamActionOut, EmbeddingOut, EventOut, MemoryOut, MessageOut, ProposalOut, RecallItemOut, RecallOut,
+    ScoreOut, View, WriteOut,
+)
+
+__all__ = [  # the per-record shapes are the engine's own (engram_core.core.views), re-exported for the routes
+    "BeliefOut", "DreamActionOut", "EmbeddingOut", "EventOut", "MemoryOut", "MessageOut", "ProposalOut",
+    "RecallItemOut", "RecallOut", "ScoreOut", "WriteOut",
+]
+
 MAX_TEXT_CHARS = 32 * 1024
 MAX_BUDGET = 200_000
 Identifier = Field(min_length=1, max_length=200)
 When = Field(None, max_length=64, description="ISO-8601 date or date-time (UTC when no offset).")
-Scalar = str | int | float | bool | None
 
 
 class _Request(BaseModel):
@@ -50,115 +59,14 @@ class DreamApplyRequest(_Request):
 
 # -- responses --------------------------------------------------------------------------
 
-class EmbeddingOut(BaseModel):
-    model: str
-    dim: int
-
-
-class MemoryOut(BaseModel):
-    id: str
-    kind: str
-    text: str
-    importance: float
-    stability_hours: float
-    created_at: str
-    last_accessed_at: str
-    access_count: int
-    status: str
-    status_changed_at: str | None
-    provenance: list[str]
-    session_id: str | None
-    subject: str | None
-    belief_id: str | None
-    superseded_by: str | None
-    critical: bool
-    embedding: EmbeddingOut | None
-
-
-class BeliefOut(BaseModel):
-    id: str
-    subject: str
-    predicate: str
-    object: str
-    statement: str
-    cardinality: str
-    valid_from: str
-    valid_to: str | None
-    recorded_at: str
-    expired_at: str | None
-    superseded_by: str | None
-    source_message_id: str | None
-    memory_id: str | None
-    current: bool
-
-
-class MessageOut(BaseModel):
-    id: str
-    role: str
-    session_id: str
-    text: str
-    speaker: str | None
-    occurred_at: str | None
-    recorded_at: str | None
-    external_id: str | None
-
-
-class EventOut(BaseModel):
-    id: str
-    at: str
-    kind: str
-    memory_id: str | None
-    belief_id: str | None
-    message_id: str | None
-    detail: dict[str, Scalar]
-
-
-class ScoreOut(BaseModel):
-    similarity: float
-    lexical: float
-    importance: float
-    recency: float
-    retention: float
-    type_prior: float
-    relevance: float
-    score: float
-
-
-class RecallItemOut(BaseModel):
-    memory_id: str
-    kind: str
-    text: str
-    tokens: int
-    score: ScoreOut
-    source_message_ids: list[str]
-    created_at: str
-
-
-class RecallOut(BaseModel):
-    query: str
-    budget_tokens: int
-    tokens_used: int
-    as_of: str | None
-    items: list[RecallItemOut]
-    block: str
-    events: list[EventOut]
-
-
-class WriteOut(BaseModel):
-    message: MessageOut | None
-    memories: list[MemoryOut]
-    beliefs: list[BeliefOut]
-    events: list[EventOut]
-
-
-class UsageOut(BaseModel):
+class UsageOut(View):
     recalled_tokens: int = Field(description="Tokens of the memory block given to the model.")
     budget_tokens: int
     reply_tokens: int = Field(description="Tokens of the reply, by the engine's conservative counter.")
     llm: str
 
 
-class ChatResponse(BaseModel):
+class ChatResponse(View):
     reply: str
     session_id: str
     recall: RecallOut
@@ -167,29 +75,29 @@ class ChatResponse(BaseModel):
     usage: UsageOut
 
 
-class MemoryPage(BaseModel):
+class MemoryPage(View):
     items: list[MemoryOut]
     limit: int
     offset: int
     next_offset: int | None
 
 
-class MemoryDetail(BaseModel):
+class MemoryDetail(View):
     memory: MemoryOut
     provenance: list[MessageOut] = Field(description="The messages this memory came from.")
     beliefs: list[BeliefOut] = Field(description="Beliefs this memory states, with their whole history.")
 
 
-class EventsOut(BaseModel):
+class EventsOut(View):
     items: list[EventOut]
 
 
-class BeliefsOut(BaseModel):
+class BeliefsOut(View):
     as_of: str | None
     items: list[BeliefOut]
 
 
-class ForgetOut(BaseModel):
+class ForgetOut(View):
     events: list[EventOut]
 
 
@@ -197,23 +105,7 @@ class ImportOut(BaseModel):
     imported: dict[str, int]
 
 
-class DreamActionOut(BaseModel):
-    id: str
-    action: str
-    memory_ids: list[str]
-    importance: float | None
-    text: str | None
-    reason: str
-
-
-class ProposalOut(BaseModel):
-    id: str
-    created_at: str
-    actions: list[DreamActionOut]
-    rejected: list[str]
-
-
-class DreamApplyOut(BaseModel):
+class DreamApplyOut(View):
     events: list[EventOut]
 
 

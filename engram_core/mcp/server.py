@@ -10,6 +10,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
@@ -23,6 +24,10 @@ from engram_core.mcp.settings import HttpAddress, McpSettings
 from engram_core.mcp.tools import MemoryTools
 from engram_core.tenants.tenancy import TenantStores, open_tenant_stores
 from engram_core.tenants.credentials import KeyRing
+
+if TYPE_CHECKING:
+    from engram_core.usecases.engine import Engine
+    from engram_core.providers import ProviderRoot
 
 MAX_REQUEST_BYTES = 32 * 1024 * 1024  # an import carries a whole export
 INSTRUCTIONS = (
@@ -132,12 +137,12 @@ def build_server(tools: MemoryTools, auth: HttpAuth | None = None,
     return server
 
 
-def open_stores(location: str, embedder: str | None) -> TenantStores:
-    """Per-tenant stores at a directory or ``oss://bucket/prefix``, all with one embedder."""
+def open_stores(location: str, root: ProviderRoot) -> TenantStores:
+    """Per-tenant stores at a directory or ``oss://bucket/prefix``, every engine built from one provider root."""
     from engram_core import open_engine
 
-    def open_tenant_engine(path: Path):  # noqa: ANN202 - Engine
-        return open_engine(path, embedder=embedder)
+    def open_tenant_engine(path: Path) -> Engine:
+        return open_engine(path, providers=root.providers())
 
     return open_tenant_stores(location, open_tenant_engine)
 
@@ -147,13 +152,16 @@ def serve(settings: McpSettings, keys: KeyRing) -> None:
     if settings.http is not None and len(keys) == 0:
         raise ConfigurationError("--http needs at least one API key: set ENGRAM_API_KEYS or --keys-file "
                                  "(make one with `engram mcp new-key --tenant NAME`)", field="api_keys")
-    stores = open_stores(settings.store, settings.embedder)
+    from engram_core.providers import provider_root
+
+    root = provider_root(embedder=settings.embedder)  # the settings are read once, the providers built once
+    stores = open_stores(settings.store, root)
     try:
         with one_blas_thread():
             if settings.http is None:
                 _serve_stdio(stores, settings.tenant)
             else:
-                _serve_http(stores, settings.embedder, settings.http, keys)
+                _serve_http(stores, root, settings.http, keys)
     finally:
         stores.close()
 
@@ -172,17 +180,16 @@ def _serve_stdio(stores: TenantStores, tenant: str) -> None:
     build_server(tools).run("stdio")
 
 
-def _warm_local_weights(embedder: str | None) -> None:
+def _warm_local_weights(root: ProviderRoot) -> None:
     """Tenants are not known before the first request, but local MiniLM weights are shared: load them now."""
     from engram_core.adapters.minilm import MiniLMEmbedder
-    from engram_core.providers import build_providers
 
-    chosen = build_providers(embedder=embedder).embedder
+    chosen = root.providers().embedder
     if isinstance(chosen, MiniLMEmbedder):
         chosen.embed(["warm-up"])
 
 
-def _serve_http(stores: TenantStores, embedder: str | None, address: HttpAddress, keys: KeyRing) -> None:
-    _warm_local_weights(embedder)
+def _serve_http(stores: TenantStores, root: ProviderRoot, address: HttpAddress, keys: KeyRing) -> None:
+    _warm_local_weights(root)
     server = build_server(MemoryTools(stores, tenant_of_request), HttpAuth(keys, address.base_url))
     server.run("streamable-http", host=address.host, port=address.port, max_request_body_size=MAX_REQUEST_BYTES)

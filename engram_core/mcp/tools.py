@@ -18,9 +18,7 @@ from engram_core.core.errors import EngramError
 from engram_core.core.model import EventKind, MemoryKind
 from engram_core.core.render import render_block, render_line
 from engram_core.tenants.tenancy import TenantStores
-from engram_core.usecases.views import (
-    JsonValue, belief_view, event_view, memory_view, proposal_view, recall_view, write_view,
-)
+from engram_core.core.views import BeliefOut, EventOut, JsonValue, MemoryOut, ProposalOut, RecallOut, WriteOut
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
@@ -67,7 +65,7 @@ class MemoryTools:
         (a changed fact supersedes the old one); returns the memories, beliefs and events it caused."""
         result = self._run(lambda e: e.remember(text, kind=kind, importance=importance, session_id=session_id),
                            write=True)
-        return write_view(result)
+        return WriteOut.view(result)
 
     def recall(
         self,
@@ -80,7 +78,7 @@ class MemoryTools:
         (the rendered memory block to put in context) and `items` with their score breakdown and tokens."""
         writes = reinforce and as_of is None
         result = self._run(lambda e: e.recall(query, budget_tokens, as_of=as_of, reinforce=reinforce), write=writes)
-        return recall_view(result)
+        return RecallOut.view(result)
 
     def list_memories(
         self,
@@ -93,7 +91,7 @@ class MemoryTools:
         """List stored memories with filters and paging; `next_offset` is null on the last page."""
         found = self._run(lambda e: e.memories(status=status, kind=kind, text=text, limit=limit, offset=offset),
                           write=False)
-        return {"memories": [memory_view(m) for m in found], "offset": offset,
+        return {"memories": [MemoryOut.view(m) for m in found], "offset": offset,
                 "next_offset": offset + len(found) if len(found) == limit else None}
 
     def beliefs(
@@ -107,8 +105,8 @@ class MemoryTools:
         def read(engine: Engine) -> Json:
             found = [b for b in engine.beliefs(as_of) if subject is None or b.subject == subject]
             history = engine.history(subject) if subject is not None else []
-            return {"as_of": as_of, "beliefs": [belief_view(b) for b in found],
-                    "history": [belief_view(b) for b in history]}
+            return {"as_of": as_of, "beliefs": [BeliefOut.view(b) for b in found],
+                    "history": [BeliefOut.view(b) for b in history]}
 
         return self._run(read, write=False)
 
@@ -124,7 +122,7 @@ class MemoryTools:
             raise ToolError("purge erases the memory for good; call again with confirm_purge=true "
                             "(field: confirm_purge)")
         events = self._run(lambda e: e.forget(memory_id, purge=purge), write=True)
-        return {"events": [event_view(e) for e in events]}
+        return {"events": [EventOut.view(e) for e in events]}
 
     def stats(self) -> Json:
         """Counts by status, beliefs, schema version, providers and the store's clock."""
@@ -145,11 +143,11 @@ class MemoryTools:
 
     def sleep(self) -> Json:
         """Sleep cycle: mark faded memories decayed, summarise faded groups into gists, archive originals."""
-        return write_view(self._run(lambda e: e.sleep(), write=True))
+        return WriteOut.view(self._run(lambda e: e.sleep(), write=True))
 
     def dream(self) -> Json:
         """Propose merges, forgets and importance changes; nothing changes until engram_dream_apply."""
-        return proposal_view(self._run(lambda e: e.dream(), write=True))
+        return ProposalOut.view(self._run(lambda e: e.dream(), write=True))
 
     def dream_apply(
         self,
@@ -159,7 +157,7 @@ class MemoryTools:
     ) -> Json:
         """Apply only the approved actions of a dream proposal, each re-validated; unknown ids are rejected."""
         events = self._run(lambda e: e.dream_apply(proposal_id, approved), write=True)
-        views = [event_view(e) for e in events]
+        views = [EventOut.view(e) for e in events]
         return {"events": views, "applied": _actions(views, EventKind.DREAM_APPLIED),
                 "rejected": _actions(views, EventKind.DREAM_REJECTED)}
 

@@ -11,9 +11,11 @@ from engram_core.providers.settings import KEY_VARIABLES, ProviderSettings, load
 from engram_core.providers.usage import UsageMeter
 
 if TYPE_CHECKING:  # the openai client loads only when Qwen is actually used
+    import openai
+
     from engram_core.providers.transport import Transport
 
-__all__ = ["Providers", "ProviderSettings", "build_providers", "load_settings"]
+__all__ = ["ProviderRoot", "Providers", "ProviderSettings", "build_providers", "load_settings", "provider_root"]
 
 LOCAL_EMBEDDERS = ("minilm", "hashing")
 QWEN_EMBEDDER = "qwen"
@@ -91,18 +93,58 @@ def embedder_is_hosted(embedder: str | None, settings: ProviderSettings | None =
     return embedder == QWEN_EMBEDDER or (embedder is None and (settings or load_settings()).qwen_active)
 
 
+def _needs_qwen(settings: ProviderSettings, embedder: Embedder | str | None, llm: LLM | None) -> bool:
+    return settings.qwen_active and (llm is None or embedder in (None, QWEN_EMBEDDER))
+
+
 def build_providers(settings: ProviderSettings | None = None, *, embedder: Embedder | str | None = None,
-                    llm: LLM | None = None) -> Providers:
-    """Qwen for whatever the caller did not pass in, when a key is set (and not ENGRAM_PROVIDER=offline)."""
+                    llm: LLM | None = None, client: openai.OpenAI | None = None) -> Providers:
+    """Qwen for whatever the caller did not pass in, when a key is set (and not ENGRAM_PROVIDER=offline).
+
+    ``client``: an OpenAI client to share (see ``ProviderRoot``); without one, a new one is made.
+    """
     settings = settings or load_settings()
     _check_mode(settings, embedder)
-    needs_qwen = settings.qwen_active and (llm is None or embedder in (None, QWEN_EMBEDDER))
-    meter = UsageMeter(settings.prices) if needs_qwen else None
+    meter = UsageMeter(settings.prices) if _needs_qwen(settings, embedder, llm) else None
     transport = None
     if meter is not None:
         from engram_core.providers.transport import Transport
 
-        transport = Transport(settings, meter)
+        transport = Transport(settings, meter, client)
     chosen_llm, llm_reason = _pick_llm(settings, llm, transport)
     chosen_embedder, embedder_reason = _pick_embedder(settings, embedder, transport)
     return Providers(chosen_llm, chosen_embedder, meter, llm_reason, embedder_reason)
+
+
+@dataclass(frozen=True)
+class ProviderRoot:
+    """What an entry point builds once: the provider settings, read once, the caller's choices, and one
+    OpenAI client that every engine it opens shares. Each engine still gets its own usage meter, so one
+    tenant's model calls are never stored in another's usage log."""
+
+    settings: ProviderSettings
+    embedder: Embedder | str | None = None
+    llm: LLM | None = None
+    client: openai.OpenAI | None = None
+
+    def providers(self) -> Providers:
+        """The ports for one engine: the shared client behind a fresh meter."""
+        return build_providers(self.settings, embedder=self.embedder, llm=self.llm, client=self.client)
+
+    @property
+    def hosted_embedder(self) -> bool:
+        """Would every text these engines embed call a hosted model (Qwen Cloud's)?"""
+        return self.embedder == QWEN_EMBEDDER or (self.embedder is None and self.settings.qwen_active)
+
+
+def provider_root(settings: ProviderSettings | None = None, *, embedder: Embedder | str | None = None,
+                  llm: LLM | None = None) -> ProviderRoot:
+    """Read the provider settings once and check them now (a bad choice fails at start-up, not per tenant)."""
+    settings = settings or load_settings()
+    _check_mode(settings, embedder)
+    client = None
+    if _needs_qwen(settings, embedder, llm):
+        from engram_core.providers.transport import make_client
+
+        client = make_client(settings)
+    return ProviderRoot(settings, embedder, llm, client)

@@ -15,9 +15,8 @@ read, never the whole file.
 from __future__ import annotations
 
 import os
-import sqlite3
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,8 +91,9 @@ class Captured:
     undo: PageDelta
 
 
-def capture(conn: sqlite3.Connection, path: Path, opened: FileStamp) -> Captured | None:
-    """The pages this connection committed since the file was ``opened`` (then folded into the file), or
+def capture(checkpoint: Callable[[], int], path: Path, opened: FileStamp) -> Captured | None:
+    """The pages the working copy committed since the file was ``opened`` (then folded into the file by
+    ``checkpoint``, which gives the frames SQLite logged), or
     None when they cannot be told apart from the base (something checkpointed meanwhile): the caller then
     writes a whole snapshot."""
     if stamp(path) != opened:
@@ -106,8 +106,7 @@ def capture(conn: sqlite3.Connection, path: Path, opened: FileStamp) -> Captured
     if delta is None:
         return None
     undo = _before(path, delta, opened.size // delta.page_size)
-    _, logged, _ = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-    return Captured(delta, undo) if logged == frames else None  # SQLite's own count of frames must agree
+    return Captured(delta, undo) if checkpoint() == frames else None  # SQLite's own count of frames must agree
 
 
 def _before(path: Path, delta: PageDelta, old_pages: int) -> PageDelta:

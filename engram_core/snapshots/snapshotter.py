@@ -102,11 +102,11 @@ class Checkout:
                  opened: pages.FileStamp | None = None) -> None:
         self.owner, self.keys, self.base, self.workdir, self.engine = owner, keys, base, workdir, engine
         # A working copy is scratch until its upload lands: the upload is the durable step, not these writes.
-        engine.store.conn.execute("PRAGMA synchronous = OFF")
-        engine.store.conn.execute("PRAGMA wal_autocheckpoint = 0")  # its changed pages stay in the log (pages.py)
+        self.file = engine.working_file
+        self.file.relax_durability()
+        self.file.hold_log()  # its changed pages stay in the log (pages.py)
         self._opened = opened
-        self._changes_at_open = engine.store.conn.total_changes
-        self._event_seq_at_open = sqlite_files.last_event_seq(engine.store.conn)
+        self._changes_at_open, self._event_seq_at_open = self.file.change_count(), self.file.last_event_seq()
         self._open, self._unchanged, self._kept = True, True, False
         self.captured: pages.Captured | None = None
 
@@ -115,15 +115,15 @@ class Checkout:
         return self.workdir / WORKING_FILE
 
     def changed(self) -> bool:
-        return self.engine.store.conn.total_changes != self._changes_at_open
+        return self.file.change_count() != self._changes_at_open
 
     def commit(self) -> CommitResult | None:
         """Write the next generation if the operation changed anything; None if it did not."""
         if not self.changed():
             self.discard()
             return None
-        purge = sqlite_files.purged_since(self.engine.store.conn, self._event_seq_at_open)
-        self.captured = None if purge or self._opened is None else pages.capture(self.engine.store.conn, self.path,
+        purge = self.file.purged_since(self._event_seq_at_open)
+        self.captured = None if purge or self._opened is None else pages.capture(self.file.checkpoint_log, self.path,
                                                                                  self._opened)
         self.close_engine()
         return self.owner._commit(self, purge, self.captured.delta if self.captured else None)

@@ -1,4 +1,4 @@
-"""File-level SQLite chores of the snapshot layer: integrity checks, sealing-ready files, purge detection."""
+"""File-level SQLite chores of the snapshot layer: integrity checks, sealing-ready files."""
 
 from __future__ import annotations
 
@@ -48,14 +48,3 @@ def _mostly_free(conn: sqlite3.Connection) -> bool:
     pages = conn.execute("PRAGMA page_count").fetchone()[0]
     free = conn.execute("PRAGMA freelist_count").fetchone()[0]
     return pages > 0 and free / pages > FREE_PAGE_SHARE_FOR_VACUUM
-
-
-def last_event_seq(conn: sqlite3.Connection) -> int:
-    row = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()
-    return int(row[0])
-
-
-def purged_since(conn: sqlite3.Connection, seq: int) -> bool:
-    """Did the operation purge anything (a privacy request)? Then older generations must go."""
-    row = conn.execute("SELECT 1 FROM events WHERE seq > ? AND kind = 'purged' LIMIT 1", (seq,)).fetchone()
-    return row is not None

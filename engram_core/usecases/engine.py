@@ -14,14 +14,14 @@ from pathlib import Path
 from engram_core.usecases import exchange, longtext, maintenance, recall, reembed, replies, writepath
 from engram_core.core import inputs
 from engram_core.core.conversation import ConversationModel
-from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.core.config import EngineConfig
 from engram_core.core.errors import ConfigurationError, NotFoundError, ProviderError, ValidationError
 from engram_core.core.model import (
-    Belief, DreamProposal, Event, EventKind, Memory, MemoryKind, MemoryStatus, ModelCall, RecallResult, WriteResult,
+    Belief, DreamProposal, Event, EventKind, Memory, MemoryDetail, MemoryKind, MemoryStatus, ModelCall, RecallResult,
+    WriteResult,
 )
 from engram_core.usecases.metering import usage_report
-from engram_core.core.ports import LLM, Clock, Embedder, TokenCounter, UsageSource
+from engram_core.core.ports import LLM, Clock, Embedder, MetaStore, TenantStore, TokenCounter, UsageSource, WorkingFile
 from engram_core.usecases.reembed import ReembedReport
 from engram_core.usecases.runtime import CLOCK_OFFSET_KEY, Runtime, random_id
 from engram_core.core.timeutil import MAX_DURATION
@@ -38,15 +38,29 @@ class ChatTurn:
 class Engine:
     """Open one per tenant store; not shared across threads without a lock."""
 
-    def __init__(self, store: SqliteStore, *, embedder: Embedder, llm: LLM, tokens: TokenCounter,
+    def __init__(self, store: TenantStore, *, embedder: Embedder, llm: LLM, tokens: TokenCounter,
                  clock: Clock, config: EngineConfig | None = None,
                  new_id: Callable[[str], str] = random_id, usage: UsageSource | None = None) -> None:
         self.config = config or EngineConfig()
         self._rt = Runtime(store, embedder, llm, tokens, clock, self.config, new_id, usage)
 
     @property
-    def store(self) -> SqliteStore:
+    def store(self) -> TenantStore:
+        """The whole store port, for tools and benchmarks; the edges use ``meta`` and ``working_file``."""
         return self._rt.store
+
+    @property
+    def meta(self) -> MetaStore:
+        """Named values the edges keep with the tenant (idempotency records, sleep marks)."""
+        return self._rt.store
+
+    @property
+    def working_file(self) -> WorkingFile:
+        """The database file under this engine, for the snapshot layer."""
+        store = self._rt.store
+        if not isinstance(store, WorkingFile):
+            raise ConfigurationError("this engine's store is not a database file", field="store")
+        return store
 
     @property
     def llm_id(self) -> str:
@@ -225,6 +239,19 @@ class Engine:
             raise NotFoundError(f"no memory {memory_id!r}", field="memory_id")
         return memory
 
+    def memory_detail(self, memory_id: str) -> MemoryDetail:
+        """The memory, the messages it came from, and the whole history of every belief it states."""
+        memory = self.get_memory(memory_id)
+        messages = [m for m in (self.store.get_message(mid) for mid in memory.provenance) if m is not None]
+        history = {past.id: past for belief in self.store.beliefs_of_memory(memory.id)
+                   for past in self.store.belief_history(belief.subject, belief.predicate)}
+        return MemoryDetail(memory, tuple(messages), tuple(history.values()))
+
+    def memory_counts(self) -> dict[str, int]:
+        """How many memories have each status."""
+        counts = self.store.count_memories()
+        return {s.value: counts.get(s.value, 0) for s in MemoryStatus}
+
     def memories(self, *, status: Sequence[str] = (), kind: Sequence[str] = (), text: str | None = None,
                  limit: int = 100, offset: int = 0, as_of: str | datetime | None = None) -> list[Memory]:
         """Memories in creation order; ``as_of`` keeps those created by then (filtered before paging)."""
@@ -247,10 +274,9 @@ class Engine:
         return self.store.events(inputs.check_when(since, "since"), limit)
 
     def stats(self) -> dict[str, object]:
-        counts = self.store.count_memories()
         beliefs = self.store.all_beliefs()
         return {
-            "memories": {s.value: counts.get(s.value, 0) for s in MemoryStatus},
+            "memories": self.memory_counts(),
             "beliefs": {"current": sum(b.is_current() for b in beliefs), "total": len(beliefs)},
             "messages": len(self.store.messages()),
             "schema_version": self.store.schema_version(),
@@ -267,7 +293,7 @@ class Engine:
         return exchange.export_lines(self._rt)
 
     def import_lines(self, lines: Iterable[str]) -> dict[str, int]:
-        header, records = exchange.parse_import(lines)
+        header, records = exchange.parse_import(lines, self._rt.store.schema_version())
         return self._run(lambda: exchange.import_records(self._rt, header, records))
 
 

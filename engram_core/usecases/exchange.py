@@ -8,7 +8,6 @@ one transaction: a malformed file changes nothing.
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Iterable, Iterator
 from typing import Literal
@@ -17,7 +16,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from engram_core.core.errors import ImportFormatError
 from engram_core.core.model import CallOutcome, CallPurpose, Cardinality, EventKind, MemoryKind, MemoryStatus
-from engram_core.adapters.sqlite_store import LATEST_SCHEMA
 from engram_core.usecases.runtime import CLOCK_OFFSET_KEY, EMBEDDER_KEY, Runtime
 from engram_core.core.timeutil import MAX_DURATION, from_storage, stored_offset, to_storage
 
@@ -161,33 +159,14 @@ class Header(BaseModel):
 
 _RECORDS = {"message": MessageRecord, "memory": MemoryRecord, "belief": BeliefRecord, "event": EventRecord,
             "dream_proposal": ProposalRecord, "usage": UsageRecord, "stale_review": StaleReviewRecord}
-_JSON_COLUMNS = {"provenance", "detail", "actions", "rejected"}
-
-
-def _row_to_record(kind: str, row) -> dict:  # noqa: ANN001 - sqlite3.Row
-    record = {"type": kind}
-    for key in row.keys():
-        value = row[key]
-        if key == "seq":
-            continue
-        if key == "embedding" and value is not None:
-            value = base64.b64encode(value).decode("ascii")
-        elif key in _JSON_COLUMNS:
-            value = json.loads(value)
-        elif key == "critical":
-            value = bool(value)
-        record[key] = value
-    return record
-
-
 def export_lines(rt: Runtime) -> Iterator[str]:
     header = {"type": "header", "format": FORMAT_NAME, "version": FORMAT_VERSION,
               "schema": rt.store.schema_version(), "embedder": rt.store.get_meta(EMBEDDER_KEY),
               "clock_offset_seconds": stored_offset(rt.store.get_meta(CLOCK_OFFSET_KEY)).total_seconds()}
     yield json.dumps(header, sort_keys=True)
     for kind, table in _TABLES.items():
-        for row in rt.store.table_rows(table):
-            yield json.dumps(_row_to_record(kind, row), sort_keys=True, ensure_ascii=False)
+        for row in rt.store.export_rows(table):
+            yield json.dumps({"type": kind, **row}, sort_keys=True, ensure_ascii=False)
 
 
 def _parse_line(number: int, line: str) -> dict:
@@ -214,7 +193,8 @@ def _validate_record(number: int, data: dict) -> BaseModel:
         raise ImportFormatError(f"line {number}: {where}: {first['msg']}", field=where) from exc
 
 
-def parse_import(lines: Iterable[str]) -> tuple[Header, list[BaseModel]]:
+def parse_import(lines: Iterable[str], latest_schema: int) -> tuple[Header, list[BaseModel]]:
+    """The header and the validated records; ``latest_schema`` is the store's (migrated) schema version."""
     numbered = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]
     if not numbered:
         raise ImportFormatError("empty import file", field="line 1")
@@ -228,21 +208,10 @@ def parse_import(lines: Iterable[str]) -> tuple[Header, list[BaseModel]]:
     if header.version > FORMAT_VERSION:
         raise ImportFormatError(f"export format v{header.version} is newer than this Engram (v{FORMAT_VERSION})",
                                 field="version")
-    if header.schema_version is not None and header.schema_version > LATEST_SCHEMA:
+    if header.schema_version is not None and header.schema_version > latest_schema:
         raise ImportFormatError(f"line 1: schema: the export comes from store schema v{header.schema_version}, "
-                                f"newer than this Engram (v{LATEST_SCHEMA}); upgrade Engram", field="schema")
+                                f"newer than this Engram (v{latest_schema}); upgrade Engram", field="schema")
     return header, [_validate_record(n, _parse_line(n, line)) for n, line in numbered[1:]]
-
-
-def _db_row(record: BaseModel) -> dict:
-    row = record.model_dump(mode="json", exclude={"type"})
-    for key in _JSON_COLUMNS & row.keys():
-        row[key] = json.dumps(row[key])
-    if "embedding" in row and row["embedding"] is not None:
-        row["embedding"] = base64.b64decode(row["embedding"])
-    if "critical" in row:
-        row["critical"] = int(row["critical"])
-    return row
 
 
 def import_records(rt: Runtime, header: Header, records: list[BaseModel]) -> dict[str, int]:
@@ -256,7 +225,7 @@ def import_records(rt: Runtime, header: Header, records: list[BaseModel]) -> dic
             table = _TABLES[record.type]
             if rt.store.row_exists(table, record.id, _KEYS.get(table, "id")):
                 raise ImportFormatError(f"{record.type} {record.id!r} already exists in this store", field="id")
-            rt.store.insert_row(table, _db_row(record))
+            rt.store.import_row(table, record.model_dump(mode="json", exclude={"type"}))
             counts[record.type] = counts.get(record.type, 0) + 1
         if header.embedder and rt.store.get_meta(EMBEDDER_KEY) is None:
             rt.store.set_meta(EMBEDDER_KEY, header.embedder)

@@ -12,7 +12,7 @@ from engram_core.core import ledger
 from engram_core.usecases import purge as purging
 from engram_core.core.errors import NotFoundError, UnreadableRecordError, ValidationError
 from engram_core.core.model import (
-    DreamAction, DreamProposal, Event, EventKind, Memory, MemoryKind, MemoryStatus, Message, WriteResult,
+    DreamAction, DreamProposal, Event, EventKind, Memory, MemoryKind, MemoryStatus, Message, WriteResult, action_id,
 )
 from engram_core.core.retention import has_faded
 from engram_core.usecases.runtime import Runtime
@@ -168,10 +168,6 @@ def dream_propose(rt: Runtime) -> DreamProposal:
         events += [rt.event(EventKind.DREAM_REJECTED, proposal=proposal.id, reason=r) for r in rejected]
         _commit_events(rt, events)
     return proposal
-
-
-def action_id(index: int) -> str:
-    return f"a{index + 1}"
 
 
 def _apply_action(rt: Runtime, action: DreamAction, now: datetime, log: WriteLog) -> None:

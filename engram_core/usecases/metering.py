@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Any
 
 from engram_core.core.model import CallPurpose
-
-if TYPE_CHECKING:
-    from engram_core.adapters.sqlite_store import SqliteStore
+from engram_core.core.ports import UsageStore
 
 BOOKKEEPING = frozenset(p.value for p in CallPurpose) - {CallPurpose.REPLY.value, CallPurpose.EMBED.value}
 
 
-def _purpose_row(row) -> dict[str, object]:  # noqa: ANN001 - sqlite3.Row
+def _purpose_row(row: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "purpose": row["purpose"], "model": row["model"], "calls": row["calls"],
         "prompt_tokens": row["prompt_tokens"], "completion_tokens": row["completion_tokens"],
@@ -25,7 +24,7 @@ def _ratio(part: float, whole: float) -> float | None:
     return round(part / whole, 6) if whole else None
 
 
-def _turns(store: SqliteStore) -> dict[str, object]:
+def _turns(store: UsageStore) -> dict[str, object]:
     turns = store.usage_by_turn()
     last = turns[-1] if turns else None
     return {
@@ -37,7 +36,7 @@ def _turns(store: SqliteStore) -> dict[str, object]:
     }
 
 
-def usage_report(store: SqliteStore) -> dict[str, object]:
+def usage_report(store: UsageStore) -> dict[str, object]:
     """Everything ``engram stats`` says about model calls; costs are estimates from the price table."""
     rows = [_purpose_row(r) for r in store.usage_by_purpose()]
     replies = sum(r["calls"] for r in rows if r["purpose"] == CallPurpose.REPLY.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -9,12 +10,11 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.core.config import EngineConfig
 from engram_core.core.errors import EmbeddingMismatchError, ProviderError
 from engram_core.core.index import ActiveIndex
 from engram_core.core.model import Belief, Event, EventKind, Memory, ModelCall, Scalar
-from engram_core.core.ports import LLM, Clock, Embedder, TokenCounter, UsageSource
+from engram_core.core.ports import LLM, Clock, Embedder, TenantStore, TokenCounter, UsageSource
 from engram_core.core.timeutil import stored_offset
 
 CLOCK_OFFSET_KEY = "clock_offset_seconds"
@@ -25,13 +25,14 @@ def random_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:20]}"
 
 
-_LABEL_VECTORS: dict[tuple[str, str], np.ndarray] = {}
+_LABEL_VECTORS: dict[tuple[str, str], np.ndarray] = {}  # shared by every engine (and thread) of the process
+_LABEL_LOCK = threading.Lock()
 _MAX_LABEL_VECTORS = 4096
 
 
 @dataclass
 class Runtime:
-    store: SqliteStore
+    store: TenantStore
     embedder: Embedder
     llm: LLM
     tokens: TokenCounter
@@ -115,12 +116,16 @@ class Runtime:
         """Vectors of belief labels ("works at"), embedded once per process and embedder: the
         labels are few and recur, and an engine is opened afresh for every request in a function."""
         signature = self.embedder_signature()
-        missing = [label for label in labels if (signature, label) not in _LABEL_VECTORS]
-        if missing:
-            if len(_LABEL_VECTORS) + len(missing) > _MAX_LABEL_VECTORS:
-                _LABEL_VECTORS.clear()
-            _LABEL_VECTORS.update(zip(((signature, label) for label in missing), self.embed(missing), strict=True))
-        return np.stack([_LABEL_VECTORS[(signature, label)] for label in labels])
+        with _LABEL_LOCK:
+            known = {label: v for label in labels if (v := _LABEL_VECTORS.get((signature, label))) is not None}
+        missing = [label for label in dict.fromkeys(labels) if label not in known]
+        if missing:  # embedded outside the lock: a hosted embedder is a network call
+            known.update(zip(missing, self.embed(missing), strict=True))
+            with _LABEL_LOCK:
+                if len(_LABEL_VECTORS) + len(missing) > _MAX_LABEL_VECTORS:
+                    _LABEL_VECTORS.clear()
+                _LABEL_VECTORS.update(((signature, label), known[label]) for label in missing)
+        return np.stack([known[label] for label in labels])
 
     # -- recall index -------------------------------------------------------------
     def index(self) -> ActiveIndex:
