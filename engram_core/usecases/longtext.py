@@ -106,7 +106,8 @@ def observe_long(rt: Runtime, obs: Observation, part_bytes: int) -> WriteResult:
 def _store_parts(rt: Runtime, obs: Observation, message: Message, episodes: list[str],
                  assessments: list[Assessment], vectors: np.ndarray, log: WriteLog) -> None:
     """Each part that clears the importance gate becomes an episode of the message."""
-    for number, (text, assessment, vector) in enumerate(zip(episodes, assessments, vectors, strict=True), start=1):
+    # ``vectors`` goes on past the parts with the facts' vectors: zip stops at the last part
+    for number, (text, assessment, vector) in enumerate(zip(episodes, assessments, vectors, strict=False), start=1):
         importance = obs.importance if obs.importance is not None else assessment.importance
         if obs.importance is None and importance < rt.config.store_threshold:
             log.events.append(rt.event(EventKind.NOT_STORED, message_id=message.id, part=number,
