@@ -57,6 +57,7 @@ def _oss_error(code: str, message: str) -> bytes:
 
 class _OssHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes: without this, delayed ACKs add ~40 ms
 
     def log_message(self, *args: object) -> None:
         pass
