@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from engram_core.core.errors import ConfigurationError, ValidationError
 from engram_core.core.ports import LLM, Embedder
-from engram_core.providers.settings import KEY_VARIABLES, ProviderSettings, load_settings
+from engram_core.providers.settings import KEY_VARIABLES, ProviderSettings
 from engram_core.providers.usage import UsageMeter
 
 if TYPE_CHECKING:  # the openai client loads only when Qwen is actually used
@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the openai client loads only when Qwen is actually used
 
     from engram_core.providers.transport import Transport
 
-__all__ = ["ProviderRoot", "Providers", "ProviderSettings", "build_providers", "load_settings", "provider_root"]
+__all__ = ["ProviderRoot", "Providers", "ProviderSettings", "build_providers", "provider_root"]
 
 LOCAL_EMBEDDERS = ("minilm", "hashing")
 QWEN_EMBEDDER = "qwen"
