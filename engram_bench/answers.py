@@ -21,13 +21,15 @@ import click
 
 from engram_bench import conversations as data
 from engram_bench.baselines import PLAIN_RETRIEVERS, System, all_systems
-from engram_bench.common import Report, Table, bench_embedder, current_embedder_name, emit, output_options, progress
+from engram_bench.common import (
+    Report, Table, bench_embedder, bench_settings, current_embedder_name, emit, output_options, progress,
+)
 from engram_bench.retrieval import OVERALL, conversation_turns, select
 from engram_core.cli.common import handle_errors
 from engram_core.core.errors import ConfigurationError
 from engram_core.core.model import CallPurpose
 from engram_core.providers.qwen import completion_from_response
-from engram_core.providers.settings import KEY_VARIABLES, ProviderSettings, load_settings
+from engram_core.providers.settings import KEY_VARIABLES, ProviderSettings
 from engram_core.providers.transport import Transport
 from engram_core.providers.usage import UsageMeter
 
@@ -168,7 +170,7 @@ def build_report(graded: list[Graded], settings: dict) -> Report:
 def command(data_path: Path, budget: int, limit: int | None, skip: int, per_conversation: int | None, names: str,
             json_path: Path | None, plot_dir: Path | None) -> None:
     """Answer accuracy of each system's context, judged against the gold answers (needs a Qwen Cloud key)."""
-    settings = load_settings()
+    settings = bench_settings().providers
     require_key(settings)
     dataset = data.load_dataset(data_path)
     wanted = [n.strip() for n in names.split(",") if n.strip()]

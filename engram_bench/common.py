@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 import numpy as np
@@ -19,6 +19,9 @@ from tqdm import tqdm
 
 from engram_core.core.errors import ConfigurationError, ValidationError
 from engram_core.core.ports import Embedder
+
+if TYPE_CHECKING:
+    from engram_core.settings import Settings
 
 T = TypeVar("T")
 Cell = str | int | float | None
@@ -74,6 +77,20 @@ def current_embedder_name() -> str:
     ctx = click.get_current_context(silent=True)
     obj = ctx.find_root().obj if ctx else None
     return getattr(obj, "embedder", None) or "minilm"
+
+
+def bench_settings() -> Settings:
+    """The settings ``engram`` read once for this command (each suite runs as ``engram bench NAME``);
+    a suite run some other way is its own entry point and reads them here."""
+    from engram_core.cli.common import Context
+
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_root().obj if ctx else None
+    if isinstance(obj, Context):
+        return obj.settings
+    from engram_core.settings import load_settings
+
+    return load_settings()
 
 
 def parse_budgets(text: str, field_name: str = "budgets") -> tuple[int, ...]:

@@ -15,9 +15,7 @@ import os
 import random
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -25,13 +23,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from engram_bench.common import Report, Table, emit, output_options, progress
-from engram_bench.oss_front import LOOPBACK_REGION, OssFront, create_bucket
+from engram_bench.common import Report, Table, bench_settings, emit, output_options, progress
+from engram_bench.oss_front import OssFront, create_bucket, loopback_oss
 from engram_bench.processes import moto_front
 from engram_core.cli.common import handle_errors
 from engram_core.core.errors import ValidationError
 
 if TYPE_CHECKING:  # the HTTP service loads when this suite runs
+    from engram_core.settings import Settings
     from functions.service import Service
 
 KEY_ID, SECRET = "engram-bench", "engram-bench-secret"
@@ -68,21 +67,6 @@ class FcStandIn:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
-@contextmanager
-def _environment(**values: str) -> Iterator[None]:
-    """The object store settings are read from the environment, as in a deployed function."""
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
 def _fill_index(index, tenants: int, due_now: int, period: timedelta) -> None:  # noqa: ANN001 - DueIndex
     """Every tenant on the schedule: ``due_now`` of them at the trigger, the rest spread over the day after."""
     rng = random.Random(tenants)
@@ -98,14 +82,14 @@ def _fill_index(index, tenants: int, due_now: int, period: timedelta) -> None:  
         list(progress(pool.map(put, names), f"index {tenants:,} tenants", total=tenants, unit="tenant"))
 
 
-def _service(location: str, fc: FcStandIn, most: int) -> Service:
+def _service(location: str, fc: FcStandIn, most: int, engram: Settings) -> Service:
     from functions.service import build_service
-    from functions.settings import load_settings
+    from functions.settings import AppSettings, load_settings
 
     settings = load_settings(tenant_store=location, fanout_mode="fc", fc_endpoint=fc.endpoint, fc_protocol="http",
                              fc_sleep_function="engram-jobs", admin_key=ADMIN_KEY, fanout_max_per_run=most,
                              embedder="hashing")
-    return build_service(settings)
+    return build_service(AppSettings(service=settings, engram=engram))
 
 
 def _measure(service: Service, front: OssFront, fc: FcStandIn,
@@ -128,24 +112,22 @@ def _row(tenants: int, hour: str, due: int, measured: tuple[float, dict, int, in
             counts.get("PUT", 0), counts.get("DELETE", 0), counts.get("GET", 0) + counts.get("HEAD", 0), calls)
 
 
-def measure_count(front: OssFront, tenants: int, due_share: float) -> list[tuple]:
+def measure_count(front: OssFront, tenants: int, due_share: float, settings: Settings) -> list[tuple]:
     from engram_core.tenants.due_index import DueIndex
 
     bucket = f"engram-fanout-{tenants}"
     create_bucket(front.endpoint, bucket, KEY_ID, SECRET)
-    env = {"ENGRAM_OSS_ENDPOINT": front.endpoint, "ENGRAM_OSS_DIALECT": "s3", "ENGRAM_OSS_REGION": LOOPBACK_REGION,
-           "ENGRAM_OSS_ACCESS_KEY_ID": KEY_ID, "ENGRAM_OSS_ACCESS_KEY_SECRET": SECRET}
+    engram = settings.model_copy(update={"oss": loopback_oss(settings.oss, front.endpoint, KEY_ID, SECRET)})
     due_now = max(1, round(tenants * due_share))
     fc = FcStandIn()
-    with _environment(**env):
-        service = _service(f"oss://{bucket}/engram", fc, most=tenants)
-        index: DueIndex = service.stores.due_index()
-        _fill_index(index, tenants, due_now, timedelta(hours=24))
-        index.build([], TRIGGER)  # marks it built (every tenant already on it)
-        first = _measure(service, front, fc, TRIGGER - timedelta(hours=2))  # imports the SDKs, opens clients
-        idle = _measure(service, front, fc, TRIGGER - timedelta(hours=1))
-        busy = _measure(service, front, fc, TRIGGER)
-        service.close()
+    service = _service(f"oss://{bucket}/engram", fc, tenants, engram)
+    index: DueIndex = service.stores.due_index()
+    _fill_index(index, tenants, due_now, timedelta(hours=24))
+    index.build([], TRIGGER)  # marks it built (every tenant already on it)
+    first = _measure(service, front, fc, TRIGGER - timedelta(hours=2))  # imports the SDKs, opens clients
+    idle = _measure(service, front, fc, TRIGGER - timedelta(hours=1))
+    busy = _measure(service, front, fc, TRIGGER)
+    service.close()
     fc.server.shutdown()
     return [_row(tenants, "idle, first", 0, first), _row(tenants, "idle", 0, idle),
             _row(tenants, f"{due_share:.0%} due", due_now, busy)]
@@ -170,10 +152,10 @@ def _counts(text: str) -> list[int]:
 @handle_errors
 def command(tenant_counts: str, due_share: float, json_path: Path | None, plot_dir: Path | None) -> None:
     """The hourly timer's fan-out on moto: wall time and requests for an idle hour and a busy one."""
-    counts, rows, started = _counts(tenant_counts), [], time.perf_counter()
+    counts, rows, started, settings = _counts(tenant_counts), [], time.perf_counter(), bench_settings()
     with moto_front() as front:
         for tenants in counts:
-            rows.extend(measure_count(front, tenants, due_share))
+            rows.extend(measure_count(front, tenants, due_share, settings))
     report = Report("fanout", {"tenants": tenant_counts, "due": due_share})
     report.tables.append(Table("Timer fan-out over the due index (moto on loopback)", COLUMNS, tuple(rows)))
     report.results["rows"] = [dict(zip(COLUMNS, row, strict=True)) for row in rows]

@@ -20,7 +20,11 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from engram_core.snapshots.settings import OssSettings
 
 V4_SCOPE = re.compile(r"^OSS4-HMAC-SHA256 Credential=(\S+)/(\d{8})/([a-z0-9-]+)/oss/aliyun_v4_request,"
                       r"\s*(?:AdditionalHeaders=[^,]*,\s*)?Signature=[0-9a-f]{64}")
@@ -194,6 +198,15 @@ class OssFront:
 
 
 LOOPBACK_REGION = "cn-hangzhou"  # what clients of the front sign for (moto itself ignores regions)
+
+
+def loopback_oss(base: OssSettings, endpoint: str, key_id: str, secret: str) -> OssSettings:
+    """The object store settings the command read, pointed at a loopback moto server (S3 dialect)."""
+    from pydantic import SecretStr
+
+    return base.model_copy(update={"endpoint": endpoint, "access_key_id": SecretStr(key_id),
+                                   "access_key_secret": SecretStr(secret), "dialect": "s3",
+                                   "region": LOOPBACK_REGION})
 
 
 def create_bucket(endpoint: str, name: str, key_id: str, secret: str) -> None:

@@ -30,9 +30,9 @@ from pathlib import Path
 
 import click
 
-from engram_bench.common import Report, Table, current_embedder_name, emit, output_options, progress
+from engram_bench.common import Report, Table, bench_settings, current_embedder_name, emit, output_options, progress
 from engram_bench.mcp import TENANT, fill_tenant
-from engram_bench.oss_front import LOOPBACK_REGION, create_bucket
+from engram_bench.oss_front import LOOPBACK_REGION, create_bucket, loopback_oss
 from engram_bench.processes import free_port, moto_server, stop
 from engram_bench.scale import percentile, synthetic_sentence
 from engram_core.cli.common import handle_errors
@@ -123,19 +123,18 @@ def server(env: dict[str, str]) -> Iterator[tuple[int, float]]:
 
 def _publish_to_moto(endpoint: str, local_root: Path) -> tuple[str, dict[str, str]]:
     """A bucket on moto holding the filled tenant as its first generation."""
-    from engram_core.snapshots import OssSettings, open_snapshotter
+    from engram_core.snapshots import open_snapshotter
     from engram_core.snapshots.codec import seal
     from engram_core.snapshots.layout import TenantKeys
 
     bucket = f"engram-bench-{random.randrange(16**8):08x}"
     create_bucket(endpoint, bucket, MOTO_KEY_ID, MOTO_SECRET)
     location = f"oss://{bucket}/tenants"
-    oss = OssSettings(endpoint=endpoint, access_key_id=MOTO_KEY_ID, access_key_secret=MOTO_SECRET, dialect="s3",
-                      region=LOOPBACK_REGION)
+    settings = bench_settings()
+    oss = loopback_oss(settings.oss, endpoint, MOTO_KEY_ID, MOTO_SECRET)
     with tempfile.TemporaryDirectory() as cache:
-        from engram_core.snapshots import SnapshotSettings
-
-        snapshots = open_snapshotter(location, lambda path: None, oss=oss, settings=SnapshotSettings(cache_dir=cache))
+        snapshots = open_snapshotter(location, lambda path: None, oss=oss,
+                                     settings=settings.snapshots.model_copy(update={"cache_dir": Path(cache)}))
         snapshots.publish(TenantKeys(TENANT), 1, seal((local_root / TENANT / "engram.sqlite").read_bytes()))
     env = {"ENGRAM_OSS_ENDPOINT": endpoint, "ENGRAM_OSS_DIALECT": "s3", "ENGRAM_OSS_REGION": LOOPBACK_REGION,
            "ENGRAM_OSS_ACCESS_KEY_ID": MOTO_KEY_ID,

@@ -32,14 +32,15 @@ from typing import TYPE_CHECKING
 import click
 import numpy as np
 
-from engram_bench.common import Report, Table, emit, output_options, progress
-from engram_bench.oss_front import LOOPBACK_REGION, create_bucket
+from engram_bench.common import Report, Table, bench_settings, emit, output_options, progress
+from engram_bench.oss_front import create_bucket, loopback_oss
 from engram_bench.processes import moto_server
 from engram_core.cli.common import handle_errors
 from engram_core.core.errors import ValidationError
 
 if TYPE_CHECKING:  # the engine and the snapshot layer load when a measurement runs
     from engram_core.snapshots.ports import SnapshotStore
+    from engram_core.snapshots.settings import OssSettings
     from engram_core.snapshots.snapshotter import Snapshotter
     from engram_core.usecases.engine import Engine
     from engram_core.core.model import Memory
@@ -132,15 +133,13 @@ def read_one(engine: Engine) -> Memory:
 # -- stores -------------------------------------------------------------------------------------
 
 @contextmanager
-def moto_store() -> Iterator[object]:
+def moto_store(oss: OssSettings) -> Iterator[object]:
     """moto's S3 server on a loopback port, with a fresh bucket, through the real OssStore."""
     from engram_core.snapshots.oss import OssStore
-    from engram_core.snapshots.settings import load_oss_settings
 
     with moto_server() as endpoint:
         create_bucket(endpoint, "engram-bench", MOTO_KEY_ID, MOTO_KEY_SECRET)
-        settings = load_oss_settings(endpoint=endpoint, access_key_id=MOTO_KEY_ID,
-                                     access_key_secret=MOTO_KEY_SECRET, dialect="s3", region=LOOPBACK_REGION)
+        settings = loopback_oss(oss, endpoint, MOTO_KEY_ID, MOTO_KEY_SECRET)
         yield OssStore.from_settings(settings, "engram-bench", "bench")
 
 
@@ -239,7 +238,7 @@ def _sizes(text: str) -> list[int]:
 
 def _stores(names: str) -> list[tuple[str, Callable]]:
     chosen = [n.strip() for n in names.split(",") if n.strip()]
-    known = {"local": local_store, "moto": moto_store}
+    known = {"local": local_store, "moto": lambda: moto_store(bench_settings().oss)}
     unknown = [n for n in chosen if n not in known]
     if unknown or not chosen:
         raise ValidationError(f"stores are local and/or moto, got {names!r}", field="stores")

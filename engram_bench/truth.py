@@ -23,8 +23,8 @@ from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.adapters.tokens import default_token_counter
 from engram_bench.baselines import ENGRAM, CosineTopK, LexicalTopK, Turn
 from engram_bench.common import (
-    BENCH_START, CachingEmbedder, bench_embedder, current_embedder_name, emit, output_options, parse_budgets,
-    progress, require_plotting,
+    BENCH_START, CachingEmbedder, bench_embedder, bench_settings, current_embedder_name, emit, output_options,
+    parse_budgets, progress, require_plotting,
 )
 from engram_bench.scenario import PROBE_DELAY, timed_sessions
 from engram_bench.truth_cases import (
@@ -37,6 +37,7 @@ from engram_core.usecases.engine import Engine
 from engram_core.core.errors import ConfigurationError
 from engram_core.core.model import Belief, MemoryKind
 from engram_core.core.ports import LLM, Embedder, TokenCounter
+from engram_core.providers.settings import ProviderSettings
 
 DEFAULT_BUDGETS = "64,256"
 SPLITS = ("dev", "heldout")
@@ -117,16 +118,15 @@ def run_case(case: CaseIn, embedder: CachingEmbedder, llm: LLM, budgets: tuple[i
             baseline.close()
 
 
-def bookkeeper(name: str, embedder: Embedder) -> LLM:
+def bookkeeper(name: str, embedder: Embedder, settings: ProviderSettings) -> LLM:
     """The offline heuristics, or Qwen's bookkeeping model when a key is set (a clear refusal otherwise)."""
     if name == "offline":
         from engram_core.adapters.offline.llm import OfflineLLM
 
         return OfflineLLM()
-    from engram_core.providers import build_providers, load_settings
+    from engram_core.providers import build_providers
     from engram_core.providers.settings import KEY_VARIABLES
 
-    settings = load_settings()
     if not settings.qwen_active:
         raise ConfigurationError(f"--llm qwen needs a Qwen Cloud key: set {' or '.join(KEY_VARIABLES)} "
                                  "(and not ENGRAM_PROVIDER=offline)", field="llm")
@@ -170,7 +170,7 @@ def command(path: Path | None, split: str, kinds: tuple[str, ...], per_kind: int
     if not cases:
         raise click.UsageError("no case matches the --split/--kind choice")
     embedder = bench_embedder(current_embedder_name())
-    llm = bookkeeper(llm_name, embedder)
+    llm = bookkeeper(llm_name, embedder, bench_settings().providers)
     embedder.warm([m for c in cases for m in c.messages()] + [c.probe.query for c in cases])
     started = time.perf_counter()
     runs = [run_case(c, embedder, llm, chosen_budgets) for c in progress(cases, "cases", unit="case")]

@@ -60,20 +60,25 @@ def open_engine(path: str | Path | None = None, *, embedder: Embedder | str | No
                 settings: ProviderSettings | None = None, providers: Providers | None = None) -> Engine:
     """Open (or create) a store; ``":memory:"`` for a throw-away one.
 
-    With a Qwen Cloud key in the environment (or ``settings``), whatever is not passed in
-    uses Qwen: the cheap model for bookkeeping, the strong one for replies, text-embedding-v4
-    for vectors. Without one, the embedded offline default. ``embedder`` may name one:
-    ``minilm``, ``hashing`` or ``qwen``. ``providers``: ports an entry point built already
-    (``ProviderRoot.providers()``); then ``embedder``, ``llm`` and ``settings`` are not read.
+    With a Qwen Cloud key in ``settings`` (or, when none are given, in the environment), whatever
+    is not passed in uses Qwen: the cheap model for bookkeeping, the strong one for replies,
+    text-embedding-v4 for vectors. Without one, the embedded offline default. ``embedder`` may
+    name one: ``minilm``, ``hashing`` or ``qwen``. ``providers``: ports an entry point built
+    already (``ProviderRoot.providers()``); then ``embedder``, ``llm`` and ``settings`` are not
+    read. This is the library's composition root for a Python caller, and the one place below
+    the entry points that reads the environment: only when given neither ``settings`` nor
+    ``providers`` (every entry point of the package passes ``providers``).
     """
     from engram_core.adapters.clock import SystemClock
     from engram_core.adapters.sqlite_store import SqliteStore
     from engram_core.adapters.tokens import default_token_counter
     from engram_core.usecases.engine import Engine, default_store_path
     from engram_core.providers import build_providers
+    from engram_core.providers.settings import load_settings
     from engram_core.usecases.runtime import random_id
 
-    providers = providers or build_providers(settings, embedder=embedder, llm=llm)
+    if providers is None:
+        providers = build_providers(settings if settings is not None else load_settings(), embedder=embedder, llm=llm)
     store = SqliteStore(path if path is not None else default_store_path())
     return Engine(
         store,

@@ -23,12 +23,6 @@ from functions.settings import ServiceSettings
 log = logging.getLogger("engram.keys")
 
 
-def read_location(location: str) -> str:
-    from engram_core.tenants.keyfile import read_key_file  # a path, or oss://bucket/key
-
-    return read_key_file(location)
-
-
 @dataclass(frozen=True)
 class _Texts:
     keys_file: str | None
@@ -39,7 +33,8 @@ class KeySource:
     """Answers like a KeyRing (``tenant_for``, ``is_admin``, ...) from the newest good copy of its files."""
 
     def __init__(self, settings: ServiceSettings, static_keys: list[StoredKey],
-                 read: Callable[[str], str] = read_location, clock: Callable[[], float] = time.monotonic) -> None:
+                 read: Callable[[str], str], clock: Callable[[], float] = time.monotonic) -> None:
+        """``read``: a location's text (``read_key_file`` on the settings read at start-up, in the service)."""
         if settings.admin_key is not None and settings.admin_key_file:
             raise ConfigurationError("set ENGRAM_ADMIN_KEY or ENGRAM_ADMIN_KEY_FILE, not both", field="admin_key_file")
         self._settings, self._static, self._read, self._clock = settings, static_keys, read, clock

@@ -12,6 +12,7 @@ import socket
 from typing import TYPE_CHECKING
 
 import click
+from pydantic import SecretStr
 
 from engram_core.cli.common import handle_errors
 from engram_core.core.errors import ConfigurationError
@@ -24,12 +25,12 @@ FUNCTIONS = ["all", "chat", "memories", "consolidate", "jobs"]
 
 
 def _dev_credentials(settings: ServiceSettings, dev_key: str | None,
-                     renew: bool) -> tuple[list, dict[str, str], dict]:
+                     renew: bool) -> tuple[list, dict[str, str], dict[str, SecretStr]]:
     """A dev API key when none is configured (never on cloud storage), kept between starts unless ``renew``,
     and an admin key for local jobs."""
     from engram_core.tenants.credentials import KeyEntry, hash_key, new_key
 
-    overrides: dict = {}
+    overrides: dict[str, SecretStr] = {}
     keys: dict[str, str] = {}
     entries = []
     if settings.api_keys is None and settings.api_keys_file is None:
@@ -47,7 +48,7 @@ def _dev_credentials(settings: ServiceSettings, dev_key: str | None,
         entries.append(KeyEntry(tenant=DEV_TENANT, hash=hash_key(keys["api"])).stored())
     if settings.admin_key is None and not settings.tenant_root().startswith("oss://"):
         keys["admin"] = new_key()
-        overrides["admin_key"] = keys["admin"]
+        overrides["admin_key"] = SecretStr(keys["admin"])
     return entries, keys, overrides
 
 
@@ -137,18 +138,18 @@ def _run(options: dict, host: str, port: int, dev_key: str | None, renew: bool) 
     from functions.app import create_app
     from functions.middleware import configure_logging
     from functions.service import build_service
-    from functions.settings import load_settings
+    from functions.settings import load_app_settings
 
-    settings = load_settings(**options)
+    settings = load_app_settings(**options)  # the environment, read once: everything below gets it passed in
     sock = listen(host, port)
-    entries, keys, overrides = _dev_credentials(settings, dev_key, renew)
+    entries, keys, overrides = _dev_credentials(settings.service, dev_key, renew)
     if overrides:
-        settings = load_settings(**options, **overrides)
+        settings = settings.model_copy(update={"service": settings.service.model_copy(update=overrides)})
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
     service = build_service(settings, extra_keys=entries)
     service.self_url = url
-    configure_logging(settings.log_level)
-    _announce(url, keys, settings.tenant_root(), not settings.tenant_store)
+    configure_logging(settings.service.log_level)
+    _announce(url, keys, settings.service.tenant_root(), not settings.service.tenant_store)
     config = uvicorn.Config(create_app(service), host=host, port=port, log_config=None, access_log=False,
                             timeout_graceful_shutdown=30)
     with threadpool_limits(limits=1, user_api="blas"):

@@ -14,12 +14,12 @@ from functions import idempotency
 from engram_core.tenants.credentials import KeyRing, parse_key_entries
 from functions.keysource import KeySource
 from functions.ratelimit import RateLimiter
-from functions.settings import FanoutMode, Platform, ServiceSettings
+from functions.settings import AppSettings, FanoutMode, Platform, ServiceSettings
 
 if TYPE_CHECKING:
-    from engram_core.usecases.engine import Engine
     from engram_core.providers import ProviderRoot
     from engram_core.tenants.tenancy import TenantStores
+    from engram_core.usecases.engine import Engine
     from functions.sleepjobs import Invoker
 
 T = TypeVar("T")
@@ -46,10 +46,10 @@ class Service:
     stores: TenantStores
     keys: KeyRing | KeySource
     limiter: RateLimiter
+    providers: ProviderRoot  # what every tenant engine is built from
     clock: Clock = field(default_factory=lambda: SystemClock())
     self_url: str | None = None  # where this server listens, for local jobs
     hosted_embedder: bool = False  # each recall then calls a model: it is rate limited like the model routes
-    providers: ProviderRoot | None = None  # what every tenant engine is built from
     _invoker: Invoker | None = field(default=None, repr=False)
     _invoker_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -64,9 +64,9 @@ class Service:
                 self._invoker = LocalInvoker(self.settings.local_url or self.self_url or "http://127.0.0.1:9000")
             return self._invoker
 
-    def tenant_embedder(self) -> Embedder | str | None:
-        """The embedder tenant engines get (or, without a provider root, the configured choice)."""
-        return self.providers.providers().embedder if self.providers else self.settings.embedder
+    def tenant_embedder(self) -> Embedder:
+        """The embedder tenant engines get."""
+        return self.providers.providers().embedder
 
     def platform_headers(self, headers: Mapping[str, str]) -> Mapping[str, str]:
         """The request's headers where the platform vouches for its x-fc-* ones (FC), else none at all."""
@@ -122,37 +122,40 @@ def open_engine_for(root: ProviderRoot) -> Callable[[Path], Engine]:
     return open_tenant_engine
 
 
-def load_key_ring(settings: ServiceSettings, extra_keys: list | None = None) -> KeySource:
+def load_key_ring(settings: AppSettings, extra_keys: list | None = None) -> KeySource:
     """Keys from ENGRAM_API_KEYS, plus any given (the dev key of `engram serve`), and the files, kept fresh."""
+    from engram_core.tenants.keyfile import read_key_file  # a path, or oss://bucket/key
+
     keys = list(extra_keys or [])
-    if settings.api_keys is not None:
-        keys += parse_key_entries(settings.api_keys.get_secret_value(), "ENGRAM_API_KEYS")
-    return KeySource(settings, keys)
+    if settings.service.api_keys is not None:
+        keys += parse_key_entries(settings.service.api_keys.get_secret_value(), "ENGRAM_API_KEYS")
+    oss = settings.engram.oss
+    return KeySource(settings.service, keys, read=lambda location: read_key_file(location, oss))
 
 
-def check_object_store(settings: ServiceSettings) -> None:
+def check_object_store(settings: AppSettings) -> None:
     """Fail at start-up, not on the first request, when OSS requests could not be signed (V4 needs the region)."""
-    locations = (settings.tenant_root(), settings.api_keys_file or "", settings.admin_key_file or "")
+    service = settings.service
+    locations = (service.tenant_root(), service.api_keys_file or "", service.admin_key_file or "")
     if any(location.startswith("oss://") for location in locations):
-        from engram_core.snapshots.settings import load_oss_settings
-
-        load_oss_settings().signing_region()
+        settings.engram.oss.signing_region()
 
 
-def build_service(settings: ServiceSettings, *, extra_keys: list | None = None,
+def build_service(settings: AppSettings, *, extra_keys: list | None = None,
                   stores: TenantStores | None = None, providers: ProviderRoot | None = None) -> Service:
-    """The HTTP service's composition root: provider settings are read and the providers' client built here,
-    once, for every tenant engine the service opens."""
+    """The HTTP service's composition root, from the settings read at start-up: the providers' client is
+    built here, once, for every tenant engine the service opens, and nothing below reads the environment."""
     from engram_core.providers import provider_root
     from engram_core.tenants.tenancy import open_tenant_stores
 
     check_object_store(settings)
-    root = providers or provider_root(embedder=settings.embedder)
+    service = settings.service
+    root = providers or provider_root(settings.engram.providers, embedder=service.embedder)
     return Service(
-        settings=settings,
-        stores=stores or open_tenant_stores(settings.tenant_root(), open_engine_for(root)),
+        settings=service,
+        stores=stores or open_tenant_stores(service.tenant_root(), open_engine_for(root), settings.engram),
         keys=load_key_ring(settings, extra_keys),
-        limiter=RateLimiter(settings.rate_per_minute, settings.rate_burst),
-        hosted_embedder=root.hosted_embedder,
+        limiter=RateLimiter(service.rate_per_minute, service.rate_burst),
         providers=root,
+        hosted_embedder=root.hosted_embedder,
     )

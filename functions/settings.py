@@ -1,7 +1,9 @@
 """Service settings: read once from the environment into one validated object.
 
-Every variable is listed by ``env_table()``; docs/deploy.md's table is checked
-against it by a test, so the documentation cannot drift from the code.
+``AppSettings`` is everything the HTTP service reads: its own ``ServiceSettings`` and the library's
+``Settings`` (providers, snapshot storage, the object store), read together once when the service starts
+(``load_app_settings``) and passed down from there. Every service variable is listed by ``env_table()``;
+docs/deploy.md's table is checked against it by a test, so the documentation cannot drift from the code.
 """
 
 from __future__ import annotations
@@ -9,10 +11,12 @@ from __future__ import annotations
 from enum import Enum
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engram_core.core.errors import ConfigurationError
+from engram_core.settings import Settings
+from engram_core.settings import load_settings as load_engram_settings
 
 PREFIX = "ENGRAM_"
 SYNC_BODY_LIMIT = 32 * 1024 * 1024  # FC's limit for a synchronous request body
@@ -125,6 +129,21 @@ def load_settings(**overrides: object) -> ServiceSettings:
         first = exc.errors()[0]
         name = env_name(str(first["loc"][0])) if first["loc"] else "settings"
         raise ConfigurationError(f"{name}: {first['msg']}", field=name) from exc
+
+
+class AppSettings(BaseModel):
+    """The HTTP service's one settings object: the service's own, and the library's."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    service: ServiceSettings
+    engram: Settings
+
+
+def load_app_settings(**overrides: object) -> AppSettings:
+    """The environment, read once, at start-up: the service's settings (``overrides``, the command-line
+    options, win) and the library's. A bad value in either is one clear error."""
+    return AppSettings(service=load_settings(**overrides), engram=load_engram_settings())
 
 
 def env_name(field_name: str) -> str:

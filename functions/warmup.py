@@ -11,14 +11,10 @@ from __future__ import annotations
 from engram_core.core.ports import Embedder
 
 
-def warm_up(embedder: Embedder | str | None) -> str:
-    """Load the tenant-independent parts of a request; returns the model id of the tenant embedder
-    (the one given, or the one a name or the environment chooses)."""
+def warm_up(embedder: Embedder) -> str:
+    """Load the tenant-independent parts of a request; returns the model id of the tenant embedder."""
     from engram_core.adapters.minilm import MiniLMEmbedder
-    from engram_core.providers import build_providers
 
-    if embedder is None or isinstance(embedder, str):
-        embedder = build_providers(embedder=embedder).embedder
     if isinstance(embedder, MiniLMEmbedder):
         embedder.embed(["warm up"])
     _warm_read_path()
@@ -28,11 +24,14 @@ def warm_up(embedder: Embedder | str | None) -> str:
 def _warm_read_path() -> None:
     """Token counter and the modules a recall imports, on an empty store (hashing embedder, offline LLM)."""
     from engram_core import open_engine
+    from engram_core.adapters.hashing import HashingEmbedder
     from engram_core.adapters.offline.llm import OfflineLLM
     from engram_core.adapters.tokens import default_token_counter
+    from engram_core.providers import Providers
 
     default_token_counter().count("warm up")
-    engine = open_engine(":memory:", embedder="hashing", llm=OfflineLLM())
+    offline = Providers(OfflineLLM(), HashingEmbedder(), None, "warm-up", "warm-up")
+    engine = open_engine(":memory:", providers=offline)
     try:
         engine.recall("warm up", 64)
     finally:

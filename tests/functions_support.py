@@ -139,13 +139,13 @@ def in_process_server(store: Path, **settings: object) -> Iterator[InProcessServ
     from engram_core.providers.settings import load_settings as load_provider_settings
     from functions.app import create_app
     from functions.service import build_service
-    from functions.settings import load_settings
+    from functions.settings import load_app_settings
 
     options = {"tenant_store": str(store), "embedder": "hashing", "api_keys": keys_json(TENANT_KEYS),
                "admin_key": ADMIN_KEY, **settings}
-    service_settings = load_settings(**options)
-    root = provider_root(load_provider_settings(provider="offline"), embedder=service_settings.embedder)
-    app = create_app(build_service(service_settings, providers=root))
+    app_settings = load_app_settings(**options)
+    root = provider_root(load_provider_settings(provider="offline"), embedder=app_settings.service.embedder)
+    app = create_app(build_service(app_settings, providers=root))
     with TestClient(app, raise_server_exceptions=False) as client:
         yield InProcessServer(client)
 

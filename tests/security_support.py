@@ -10,14 +10,14 @@ from functions_support import ADMIN_KEY, TENANT_KEYS, keys_json
 
 from functions.app import create_app
 from functions.service import Service, build_service
-from functions.settings import load_settings
+from functions.settings import load_app_settings
 
 
 def make_service(store: str, **settings: object) -> Service:
     """The service ``engram serve`` builds, on the fast offline ports, with the test tenants' keys."""
     options = {"tenant_store": store, "embedder": "hashing", "api_keys": keys_json(TENANT_KEYS),
                "admin_key": ADMIN_KEY, **settings}
-    return build_service(load_settings(**options))
+    return build_service(load_app_settings(**options))
 
 
 @contextmanager

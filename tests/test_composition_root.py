@@ -10,7 +10,7 @@ from engram_core.usecases.engine import Engine
 from engram_core.providers import provider_root
 from engram_core.providers.settings import load_settings as load_provider_settings
 from functions.service import build_service
-from functions.settings import load_settings
+from functions.settings import load_app_settings
 
 TENANTS = ("alice", "bob", "carol")
 
@@ -25,7 +25,7 @@ def test_the_service_builds_one_client_for_every_tenant_and_a_meter_for_each(tmp
                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("QWEN_CLOUD_API_KEY", "sk-test-never-sent")
     monkeypatch.setenv("ENGRAM_LLM_BASE_URL", "http://127.0.0.1:9/v1")  # nothing here calls a model
-    service = build_service(load_settings(tenant_store=str(tmp_path)))
+    service = build_service(load_app_settings(tenant_store=str(tmp_path)))
     try:
         wired = [service.read(tenant, _wiring) for tenant in TENANTS]
         wired += [service.read(tenant, _wiring) for tenant in TENANTS]  # and again, on a warm instance

@@ -8,7 +8,7 @@ from snapshot_support import hashing_engine, remember
 
 from engram_core.core.errors import ConfigurationError
 from engram_core.snapshots.disk import disk_budget
-from engram_core.snapshots.settings import budget_of, load_snapshot_settings
+from engram_core.snapshots.settings import budget_of, load_oss_settings, load_snapshot_settings
 from engram_core.tenants.tenancy_snapshots import SnapshotTenantStores
 
 
@@ -44,12 +44,15 @@ def test_s_yaml_gives_every_function_a_budget_its_disk_can_hold() -> None:
 
 def test_read_replicas_beyond_their_share_of_the_disk_are_let_go(tmp_path, monkeypatch) -> None:  # noqa: ANN001
     monkeypatch.setenv("ENGRAM_SNAPSHOT_CACHE_DIR", str(tmp_path / "cache"))
-    stores = SnapshotTenantStores(str(tmp_path / "store"), hashing_engine, replica_bytes=1)  # any replica is over
+    settings, oss = load_snapshot_settings(), load_oss_settings()
+    stores = SnapshotTenantStores(str(tmp_path / "store"), hashing_engine, settings=settings, oss=oss,
+                                  replica_bytes=1)  # any replica is over
     for tenant in ("alice", "bob", "carol"):
         stores.run(tenant, remember(f"{tenant} likes tea"), write=True)
         assert stores.run(tenant, lambda e: len(e.memories()), write=False) == 1
     assert list(stores._replicas) == ["carol"]  # noqa: SLF001 - only the one in use stays
-    roomy = SnapshotTenantStores(str(tmp_path / "store"), hashing_engine, replica_bytes=1 << 30)
+    roomy = SnapshotTenantStores(str(tmp_path / "store"), hashing_engine, settings=settings, oss=oss,
+                                 replica_bytes=1 << 30)
     for tenant in ("alice", "bob", "carol"):
         roomy.run(tenant, lambda e: len(e.memories()), write=False)
     assert list(roomy._replicas) == ["alice", "bob", "carol"]  # noqa: SLF001

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from snapshot_support import hashing_engine
 
-from engram_core.tenants import tenancy_snapshots
 from engram_core.core.errors import ValidationError
+from engram_core.settings import load_settings
+from engram_core.tenants import tenancy_snapshots
 from engram_core.tenants.tenancy import open_tenant_stores
 from engram_core.tenants.tenancy_snapshots import SnapshotTenantStores
 
@@ -21,7 +22,8 @@ def location(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _instance(location: Path) -> SnapshotTenantStores:
     """One instance's view of the store; two of them behave like two function instances."""
-    return SnapshotTenantStores(str(location), hashing_engine)
+    settings = load_settings()  # as an entry point does, once per instance
+    return SnapshotTenantStores(str(location), hashing_engine, settings=settings.snapshots, oss=settings.oss)
 
 
 def _texts(stores: SnapshotTenantStores, tenant: str) -> list[str]:
@@ -29,7 +31,7 @@ def _texts(stores: SnapshotTenantStores, tenant: str) -> list[str]:
 
 
 def test_oss_locations_open_snapshot_tenant_stores_lazily() -> None:
-    stores = open_tenant_stores("oss://engram-bucket/tenants")
+    stores = open_tenant_stores("oss://engram-bucket/tenants", hashing_engine, load_settings())
     assert isinstance(stores, SnapshotTenantStores) and stores._snapshotter is None  # nothing loaded yet
 
 
@@ -77,7 +79,7 @@ def test_garbage_collection_after_sleep_keeps_the_newest_generations(location: P
 
 
 def test_local_stores_have_no_generations_to_collect(tmp_path: Path) -> None:
-    stores = open_tenant_stores(tmp_path / "local")
+    stores = open_tenant_stores(tmp_path / "local", hashing_engine, load_settings())
     assert stores.collect_garbage("alice") == 0
     with pytest.raises(ValidationError):
         stores.collect_garbage("../escape")

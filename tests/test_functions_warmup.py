@@ -13,8 +13,9 @@ PROGRAM = """
 import json, sys
 from engram_core.adapters import tokens
 before = tokens._qwen_encoding.cache_info().currsize, "engram_core.usecases.recall" in sys.modules
+from engram_core.adapters.hashing import HashingEmbedder
 from functions.warmup import warm_up
-model = warm_up("hashing")
+model = warm_up(HashingEmbedder())
 after = tokens._qwen_encoding.cache_info().currsize, "engram_core.usecases.recall" in sys.modules
 print(json.dumps({"model": model, "before": before, "after": after}))
 """

@@ -29,11 +29,12 @@ LAYERS = {
     "engram_core.mcp": "mcp",
     "engram_core.client": "client",
     "engram_core.cli": "cli",
+    "engram_core.settings": "settings",
     "functions": "functions",
     "engram_bench": "bench",
 }
 LIBRARY = {"root", "core", "adapters", "bookkeeper", "providers", "usecases", "snapshots", "tenants", "mcp",
-           "client", "cli"}
+           "client", "cli", "settings"}
 # What each layer may import (besides itself).
 MAY_IMPORT = {
     "core": set(),
@@ -42,10 +43,11 @@ MAY_IMPORT = {
     "usecases": {"core"},
     "providers": {"core", "adapters", "bookkeeper"},
     "snapshots": {"core", "adapters", "usecases"},
-    "tenants": {"core", "adapters", "snapshots", "usecases", "root"},
+    "settings": {"core", "providers", "snapshots"},
+    "tenants": {"core", "adapters", "snapshots", "usecases", "root", "settings"},
     "root": {"core", "adapters", "bookkeeper", "providers", "usecases"},
     "client": {"core"},
-    "mcp": {"core", "usecases", "tenants", "root", "providers", "adapters"},
+    "mcp": {"core", "usecases", "tenants", "root", "providers", "adapters", "settings"},
     "cli": LIBRARY - {"cli"},
     "functions": LIBRARY,
     "bench": LIBRARY | {"functions"},

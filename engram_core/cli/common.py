@@ -20,8 +20,9 @@ import click
 from engram_core.core.errors import BusyError, EngramError, GenerationExistsError, ValidationError
 
 if TYPE_CHECKING:  # imported lazily at run time, to keep --help fast
-    from engram_core.usecases.engine import Engine
     from engram_core.providers import ProviderRoot
+    from engram_core.settings import Settings
+    from engram_core.usecases.engine import Engine
 
 EXIT_ERROR = 2
 # C0 and C1 controls but tab and newline, and the bidi controls: stored text can carry them, and a terminal
@@ -71,20 +72,32 @@ def exit_quietly() -> None:
 
 
 class Context:
+    """A command's composition root: its options, the settings it reads once, the providers it builds once."""
+
     def __init__(self, store: str | None, embedder: str | None, tenant: str = "default") -> None:
         self.store = store
         self.embedder = embedder
         self.tenant = tenant
         self._engine: Engine | None = None
+        self._settings: Settings | None = None  # read once per command, when it first needs them
         self._providers: ProviderRoot | None = None  # built once per command, for every engine it opens
         self._checkout = None  # set when the store is oss://: the command works on a snapshot checkout
+
+    @property
+    def settings(self) -> Settings:
+        """The environment, read once per command (a command that opens no store never reads it)."""
+        if self._settings is None:
+            from engram_core.settings import load_settings
+
+            self._settings = load_settings()
+        return self._settings
 
     def _open_engine_at(self, path: Path) -> Engine:
         from engram_core import open_engine
         from engram_core.providers import provider_root
 
         if self._providers is None:
-            self._providers = provider_root(embedder=self.embedder)
+            self._providers = provider_root(self.settings.providers, embedder=self.embedder)
         return open_engine(path, providers=self._providers.providers())
 
     def engine(self) -> Engine:
@@ -115,7 +128,8 @@ class Context:
 
         if not self.store:
             raise ValidationError("name the snapshot store: --store oss://bucket/prefix or a directory", field="store")
-        return open_snapshotter(self.store, self._open_engine_at)
+        return open_snapshotter(self.store, self._open_engine_at, settings=self.settings.snapshots,
+                                oss=self.settings.oss)
 
     def commit(self) -> None:
         """After a command succeeded on a snapshot checkout: write the next generation if anything changed."""

@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-import os
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from engram_core.cli.common import Context, handle_errors, print_json
 from engram_core.providers import Providers, build_providers
-from engram_core.providers.settings import KEY_VARIABLES, ProviderSettings, load_settings
+from engram_core.providers.settings import ProviderSettings
+
+if TYPE_CHECKING:
+    from engram_core.settings import Settings
 
 
-def _key_source(settings: ProviderSettings) -> str:
-    if settings.api_key is None:
+def _key_source(settings: Settings) -> str:
+    if settings.providers.api_key is None:
         return "not set"
-    named = [name for name in KEY_VARIABLES if os.environ.get(name, "").strip()]
-    return f"set ({named[0]})" if named else "set"
+    return f"set ({settings.key_variable})" if settings.key_variable else "set"
 
 
 def _models(settings: ProviderSettings) -> dict[str, object]:
@@ -61,12 +63,12 @@ def _version(package: str) -> str:
 def diagnose(ctx: Context) -> dict[str, object]:
     from engram_core.usecases.engine import default_store_path
 
-    settings = load_settings()
+    settings = ctx.settings.providers
     providers = build_providers(settings, embedder=ctx.embedder)
     qwen = providers.usage is not None
     report: dict[str, object] = {
         "mode": "qwen" if qwen else "offline",
-        "api_key": _key_source(settings),
+        "api_key": _key_source(ctx.settings),
         "llm": {"id": providers.llm.model_id, "why": providers.llm_reason},
         "embedder": {"id": f"{providers.embedder.model_id}:{providers.embedder.dim}", "why": providers.embedder_reason},
     }

@@ -29,9 +29,10 @@ def mcp(ctx: click.Context, location: str | None, tenant: str, http_address: str
     from engram_core.mcp.server import serve
     from engram_core.mcp.settings import default_store_dir, load_keys, make_settings
 
-    embedder = ctx.find_object(Context).embedder
-    settings = make_settings(location or str(default_store_dir()), tenant, embedder, http_address)
-    serve(settings, load_keys(api_keys, keys_file) if settings.http else load_keys(None, None))
+    root = ctx.find_object(Context)
+    settings = make_settings(location or str(default_store_dir()), tenant, root.embedder, http_address, root.settings)
+    oss = settings.engram.oss
+    serve(settings, load_keys(api_keys, keys_file, oss) if settings.http else load_keys(None, None, oss))
 
 
 @mcp.command(name="new-key")

@@ -26,8 +26,9 @@ from engram_core.tenants.tenancy import TenantStores, open_tenant_stores
 from engram_core.tenants.credentials import KeyRing
 
 if TYPE_CHECKING:
-    from engram_core.usecases.engine import Engine
     from engram_core.providers import ProviderRoot
+    from engram_core.settings import Settings
+    from engram_core.usecases.engine import Engine
 
 MAX_REQUEST_BYTES = 32 * 1024 * 1024  # an import carries a whole export
 INSTRUCTIONS = (
@@ -137,14 +138,14 @@ def build_server(tools: MemoryTools, auth: HttpAuth | None = None,
     return server
 
 
-def open_stores(location: str, root: ProviderRoot) -> TenantStores:
+def open_stores(location: str, root: ProviderRoot, settings: Settings) -> TenantStores:
     """Per-tenant stores at a directory or ``oss://bucket/prefix``, every engine built from one provider root."""
     from engram_core import open_engine
 
     def open_tenant_engine(path: Path) -> Engine:
         return open_engine(path, providers=root.providers())
 
-    return open_tenant_stores(location, open_tenant_engine)
+    return open_tenant_stores(location, open_tenant_engine, settings)
 
 
 def serve(settings: McpSettings, keys: KeyRing) -> None:
@@ -154,8 +155,8 @@ def serve(settings: McpSettings, keys: KeyRing) -> None:
                                  "(make one with `engram mcp new-key --tenant NAME`)", field="api_keys")
     from engram_core.providers import provider_root
 
-    root = provider_root(embedder=settings.embedder)  # the settings are read once, the providers built once
-    stores = open_stores(settings.store, root)
+    root = provider_root(settings.engram.providers, embedder=settings.embedder)  # the providers, built once
+    stores = open_stores(settings.store, root, settings.engram)
     try:
         with one_blas_thread():
             if settings.http is None:

@@ -1,4 +1,7 @@
-"""``engram mcp`` settings: read once from options and the environment into one validated object."""
+"""``engram mcp`` settings: read once from options and the environment into one validated object.
+
+The command's options (and their environment variables) make the ``McpSettings``; ``engram`` holds the
+library's settings the command read once (``engram_core.settings``), passed down from there."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
 from engram_core.core.errors import ValidationError
+from engram_core.settings import OssSettings, Settings
 from engram_core.tenants.ids import check_tenant_id
 from engram_core.tenants.credentials import KeyRing, parse_key_entries
 from engram_core.tenants.keyfile import read_key_file
@@ -33,6 +37,7 @@ class McpSettings(BaseModel):
     tenant: str = "default"
     embedder: Literal["minilm", "hashing", "qwen"] | None = None  # None: qwen with a Qwen Cloud key, else minilm
     http: HttpAddress | None = None
+    engram: Settings
 
 
 def parse_http_address(text: str) -> HttpAddress:
@@ -56,9 +61,10 @@ def check_store_location(location: str) -> str:
     return location
 
 
-def make_settings(store: str, tenant: str, embedder: str | None, http: str | None) -> McpSettings:
+def make_settings(store: str, tenant: str, embedder: str | None, http: str | None,
+                  engram: Settings) -> McpSettings:
     return McpSettings(store=check_store_location(store), tenant=check_tenant_id(tenant), embedder=embedder,
-                       http=parse_http_address(http) if http else None)
+                       http=parse_http_address(http) if http else None, engram=engram)
 
 
 def default_store_dir() -> Path:
@@ -67,10 +73,10 @@ def default_store_dir() -> Path:
     return user_data_path("engram") / "tenants"
 
 
-def load_keys(env_text: str | None, keys_file: str | None) -> KeyRing:
+def load_keys(env_text: str | None, keys_file: str | None, oss: OssSettings) -> KeyRing:
     """API keys as the HTTP API reads them: a JSON list of {tenant, hash} from the environment and/or a
-    keys file (a local path or oss://bucket/key)."""
+    keys file (a local path, or oss://bucket/key read with ``oss``)."""
     keys = parse_key_entries(env_text, "ENGRAM_API_KEYS") if env_text else []
     if keys_file:
-        keys += parse_key_entries(read_key_file(keys_file), "ENGRAM_API_KEYS_FILE")
+        keys += parse_key_entries(read_key_file(keys_file, oss), "ENGRAM_API_KEYS_FILE")
     return KeyRing(keys)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from engram_core.core.errors import ConfigurationError, ValidationError
 from engram_core.core.ports import LLM, Embedder
-from engram_core.providers.settings import KEY_VARIABLES, ProviderSettings, load_settings
+from engram_core.providers.settings import KEY_VARIABLES, ProviderSettings
 from engram_core.providers.usage import UsageMeter
 
 if TYPE_CHECKING:  # the openai client loads only when Qwen is actually used
@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the openai client loads only when Qwen is actually used
 
     from engram_core.providers.transport import Transport
 
-__all__ = ["ProviderRoot", "Providers", "ProviderSettings", "build_providers", "load_settings", "provider_root"]
+__all__ = ["ProviderRoot", "Providers", "ProviderSettings", "build_providers", "provider_root"]
 
 LOCAL_EMBEDDERS = ("minilm", "hashing")
 QWEN_EMBEDDER = "qwen"
@@ -88,22 +88,16 @@ def _pick_embedder(settings: ProviderSettings, embedder: Embedder | str | None,
     return local_embedder("minilm"), _offline_reason(settings) + ": local MiniLM"
 
 
-def embedder_is_hosted(embedder: str | None, settings: ProviderSettings | None = None) -> bool:
-    """Would this embedder choice call a hosted model (Qwen Cloud's) for each text it embeds?"""
-    return embedder == QWEN_EMBEDDER or (embedder is None and (settings or load_settings()).qwen_active)
-
-
 def _needs_qwen(settings: ProviderSettings, embedder: Embedder | str | None, llm: LLM | None) -> bool:
     return settings.qwen_active and (llm is None or embedder in (None, QWEN_EMBEDDER))
 
 
-def build_providers(settings: ProviderSettings | None = None, *, embedder: Embedder | str | None = None,
+def build_providers(settings: ProviderSettings, *, embedder: Embedder | str | None = None,
                     llm: LLM | None = None, client: openai.OpenAI | None = None) -> Providers:
-    """Qwen for whatever the caller did not pass in, when a key is set (and not ENGRAM_PROVIDER=offline).
+    """Qwen for whatever the caller did not pass in, when the settings hold a key (and not ENGRAM_PROVIDER=offline).
 
     ``client``: an OpenAI client to share (see ``ProviderRoot``); without one, a new one is made.
     """
-    settings = settings or load_settings()
     _check_mode(settings, embedder)
     meter = UsageMeter(settings.prices) if _needs_qwen(settings, embedder, llm) else None
     transport = None
@@ -118,7 +112,7 @@ def build_providers(settings: ProviderSettings | None = None, *, embedder: Embed
 
 @dataclass(frozen=True)
 class ProviderRoot:
-    """What an entry point builds once: the provider settings, read once, the caller's choices, and one
+    """What an entry point builds once: the provider settings it read, the caller's choices, and one
     OpenAI client that every engine it opens shares. Each engine still gets its own usage meter, so one
     tenant's model calls are never stored in another's usage log."""
 
@@ -137,10 +131,10 @@ class ProviderRoot:
         return self.embedder == QWEN_EMBEDDER or (self.embedder is None and self.settings.qwen_active)
 
 
-def provider_root(settings: ProviderSettings | None = None, *, embedder: Embedder | str | None = None,
+def provider_root(settings: ProviderSettings, *, embedder: Embedder | str | None = None,
                   llm: LLM | None = None) -> ProviderRoot:
-    """Read the provider settings once and check them now (a bad choice fails at start-up, not per tenant)."""
-    settings = settings or load_settings()
+    """The providers of an entry point, from the settings it read: checked now (a bad choice fails at start-up,
+    not per tenant), with the one OpenAI client every engine shares."""
     _check_mode(settings, embedder)
     client = None
     if _needs_qwen(settings, embedder, llm):

@@ -1,4 +1,4 @@
-"""Provider settings: one validated object, read once from the environment when an engine opens.
+"""Provider settings: one validated object, read once from the environment by an entry point.
 
 The API key is a ``SecretStr``: its repr, str and JSON dump are masked, so it cannot
 slip into logs, errors, events or exports by way of this object.
@@ -6,6 +6,7 @@ slip into logs, errors, events or exports by way of this object.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Literal
 
@@ -107,6 +108,11 @@ class ProviderSettings(BaseSettings):
 
     def price(self, model: str) -> ModelPrice | None:
         return self.prices.get(model)
+
+
+def key_variable() -> str | None:
+    """Which of the key's two variables is set (the first that is), for ``engram doctor`` to name."""
+    return next((name for name in KEY_VARIABLES if os.environ.get(name, "").strip()), None)
 
 
 def _variable(loc: tuple) -> str:

@@ -2,7 +2,9 @@
 
     from engram_core.snapshots import open_snapshotter
 
-    snapshots = open_snapshotter("oss://my-bucket/engram", open_engine)   # or a local directory
+    settings = load_settings()   # engram_core.settings, at the entry point
+    snapshots = open_snapshotter("oss://my-bucket/engram", open_engine,   # or a local directory
+                                 settings=settings.snapshots, oss=settings.oss)
     snapshots.run("alice", lambda engine: engine.remember("Prefers aisle seats"))
 
 See ``snapshotter.py`` for the commit protocol and ``layout.py`` for the keys.
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING
 from engram_core.snapshots.deltas import CompactionPolicy
 from engram_core.snapshots.ports import ObjectInfo, SnapshotStore, StoredObject
 from engram_core.snapshots.retention import RetentionPolicy
-from engram_core.snapshots.settings import OssSettings, SnapshotSettings, load_snapshot_settings
+from engram_core.snapshots.settings import OssSettings, SnapshotSettings
 from engram_core.snapshots.snapshotter import CommitResult, RetryPolicy, Snapshotter
 
 if TYPE_CHECKING:
@@ -35,14 +37,14 @@ def is_remote(location: str) -> bool:
     return str(location).startswith("oss://")
 
 
-def open_snapshot_store(location: str | Path, oss: OssSettings | None = None) -> SnapshotStore:
+def open_snapshot_store(location: str | Path, oss: OssSettings) -> SnapshotStore:
     """``oss://bucket/prefix`` (OSS, or S3-compatible with ENGRAM_OSS_DIALECT=s3) or a local directory."""
     if is_remote(str(location)):
         from engram_core.snapshots.oss import OssStore
-        from engram_core.snapshots.settings import load_oss_settings, parse_oss_url
+        from engram_core.snapshots.settings import parse_oss_url
 
         bucket, prefix = parse_oss_url(str(location))
-        return OssStore.from_settings(oss or load_oss_settings(), bucket, prefix)
+        return OssStore.from_settings(oss, bucket, prefix)
     from engram_core.snapshots.local import LocalDirStore
 
     return LocalDirStore(location)
@@ -55,13 +57,12 @@ def default_cache_dir() -> Path:
 
 
 def open_snapshotter(location: str | Path, open_engine: Callable[[Path], Engine], *,
-                     settings: SnapshotSettings | None = None, oss: OssSettings | None = None,
-                     store: SnapshotStore | None = None) -> Snapshotter:
+                     settings: SnapshotSettings, oss: OssSettings, store: SnapshotStore | None = None) -> Snapshotter:
+    """The Snapshotter over ``location`` (or over ``store``, when given), on the settings the entry point read."""
     from engram_core.snapshots.cache import WarmCache
 
     from engram_core.snapshots.settings import budget_of
 
-    settings = settings or load_snapshot_settings()
     store = store or open_snapshot_store(location, oss)
     cache = WarmCache(settings.cache_dir or default_cache_dir(), store.location, budget_of(settings).cache_mb * MIB)
     return Snapshotter(

@@ -21,7 +21,7 @@ import urllib3
 from engram_core.core.errors import CorruptSnapshotError, GenerationExistsError, StoreError, ValidationError
 from engram_core.snapshots.dialect import Dialect, dialect_named
 from engram_core.snapshots.ports import ObjectInfo, StoredObject
-from engram_core.snapshots.settings import OssSettings, load_oss_settings, parse_oss_url
+from engram_core.snapshots.settings import OssSettings, parse_oss_url
 
 _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")]+)")
 
@@ -134,12 +134,12 @@ class OssStore:
                 self._bucket.delete_object(self._full(key))
 
 
-def read_small_object(url: str, max_bytes: int, settings: OssSettings | None = None) -> bytes:
+def read_small_object(url: str, max_bytes: int, settings: OssSettings) -> bytes:
     """One small object named ``oss://bucket/key`` (a keys file, say), at most ``max_bytes`` long."""
     bucket, key = parse_oss_url(url)
     if not key:
         raise ValidationError(f"{url!r} names no object", field="store")
-    store = OssStore.from_settings(settings or load_oss_settings(), bucket)
+    store = OssStore.from_settings(settings, bucket)
     info = store.head(key)
     if info is not None and info.size > max_bytes:
         raise ValidationError(f"{url} is larger than {max_bytes} bytes", field="store")

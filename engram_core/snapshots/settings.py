@@ -1,4 +1,4 @@
-"""Snapshot storage settings: read once from the environment into validated objects.
+"""Snapshot storage settings: read once from the environment into validated objects (``engram_core.settings``).
 
 Credentials are ``SecretStr``: masked in repr, str and JSON, so they cannot
 reach a log line or an error message by way of these objects.

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from engram_core.tenants.ids import check_tenant_id
 
 if TYPE_CHECKING:
+    from engram_core.settings import Settings
     from engram_core.tenants.due_index import DueIndex
     from engram_core.usecases.engine import Engine
 
@@ -124,17 +125,14 @@ class LocalTenantStores:
                     engine.close()
 
 
-def open_tenant_stores(location: str | Path, open_engine: Callable[[Path], Engine] | None = None) -> TenantStores:
-    """A directory path gives local per-tenant SQLite files; ``oss://bucket/prefix`` gives snapshot storage."""
+def open_tenant_stores(location: str | Path, open_engine: Callable[[Path], Engine], settings: Settings) -> TenantStores:
+    """A directory path gives local per-tenant SQLite files; ``oss://bucket/prefix`` gives snapshot storage.
+
+    ``open_engine`` builds each tenant's engine (from the providers the entry point built); ``settings`` are
+    the ones the entry point read (the snapshot and object store parts serve ``oss://``)."""
     text = str(location)
     if text.startswith("oss://"):
-        from engram_core.tenants.tenancy_snapshots import open_snapshot_tenant_stores
+        from engram_core.tenants.tenancy_snapshots import SnapshotTenantStores
 
-        return open_snapshot_tenant_stores(text, open_engine)
-    if open_engine is None:
-        from engram_core import open_engine as open_default
-
-        def open_engine(path: Path) -> Engine:
-            return open_default(path)
-
+        return SnapshotTenantStores(text, open_engine, settings=settings.snapshots, oss=settings.oss)
     return LocalTenantStores(Path(text), open_engine)

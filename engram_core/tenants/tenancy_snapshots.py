@@ -30,7 +30,7 @@ from engram_core.tenants.ids import check_tenant_id
 if TYPE_CHECKING:
     from engram_core.tenants.due_index import DueIndex
     from engram_core.usecases.engine import Engine
-    from engram_core.snapshots import OssSettings, Snapshotter
+    from engram_core.snapshots import OssSettings, SnapshotSettings, Snapshotter
     from engram_core.snapshots.ports import ObjectInfo, SnapshotStore, StoredObject
     from engram_core.snapshots.snapshotter import Checkout
 
@@ -110,13 +110,14 @@ class RequestScopedStore:
 class SnapshotTenantStores:
     """The object store client is built on first use, so a process answers /healthz before it loads oss2."""
 
-    def __init__(self, location: str, open_engine: Callable[[Path], Engine], *,
-                 replica_bytes: int | None = None) -> None:
+    def __init__(self, location: str, open_engine: Callable[[Path], Engine], *, settings: SnapshotSettings,
+                 oss: OssSettings, replica_bytes: int | None = None) -> None:
         self.location = location
         self._open_engine = open_engine
+        self._settings = settings
+        self._oss = oss
         self._replica_bytes = replica_bytes  # None: from ENGRAM_DISK_MB when the snapshotter opens
         self._snapshotter: Snapshotter | None = None
-        self._oss: OssSettings | None = None
         self._lock = threading.Lock()
         self._replicas: OrderedDict[str, Checkout] = OrderedDict()
         self._tenant_locks: dict[str, threading.Lock] = {}
@@ -126,13 +127,12 @@ class SnapshotTenantStores:
         with self._lock:
             if self._snapshotter is None:
                 from engram_core.snapshots import MIB, open_snapshot_store, open_snapshotter
-                from engram_core.snapshots.settings import budget_of, load_oss_settings, load_snapshot_settings
+                from engram_core.snapshots.settings import budget_of
 
-                settings = load_snapshot_settings()
+                settings, oss = self._settings, self._oss
                 replica_mb = budget_of(settings).replica_mb
                 if self._replica_bytes is None and replica_mb is not None:
                     self._replica_bytes = replica_mb * MIB
-                oss = self._oss = load_oss_settings()
                 store = RequestScopedStore(
                     open_snapshot_store(self.location, oss),
                     lambda found: open_snapshot_store(self.location, oss.with_fc_credentials(found)))
@@ -233,12 +233,3 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except FileNotFoundError:
         return 0
-
-
-def open_snapshot_tenant_stores(location: str, open_engine: Callable[[Path], Engine] | None = None
-                                ) -> SnapshotTenantStores:
-    if open_engine is None:
-        from engram_core import open_engine as open_default
-
-        open_engine = open_default
-    return SnapshotTenantStores(location, open_engine)
