@@ -22,7 +22,7 @@ from engram_core.snapshots.local import LocalDirStore
 from engram_core.snapshots.oss import OssStore
 from engram_core.snapshots.ports import SnapshotStore
 from engram_core.snapshots.settings import OssSettings
-from engram_core.snapshots.snapshotter import RetryPolicy, Snapshotter
+from engram_core.snapshots import RetryPolicy, Snapshotter
 
 ADAPTERS = ["local", "moto-s3", "oss-like"]
 # moto routes a request by reading a SigV4 credential scope ("id/date/region/service/...") out of the

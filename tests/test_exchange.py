@@ -73,6 +73,49 @@ def test_malformed_import_changes_nothing(clock, corrupt, message: str) -> None:
     assert list(target.export_lines()) == before
 
 
+BAD_FIELDS = [  # (record type, change, the field the error names)
+    ("memory", {"importance": 1.5}, "importance"), ("memory", {"stability_hours": 0}, "stability_hours"),
+    ("memory", {"access_count": -1}, "access_count"), ("memory", {"kind": "spaceship"}, "kind"),
+    ("memory", {"status": "gone"}, "status"), ("memory", {"embedding": 7}, "embedding"),
+    ("belief", {"cardinality": "few"}, "cardinality"), ("event", {"kind": "boom"}, "kind"),
+    ("message", {"id": ""}, "id"), ("message", {"occurred_at": None}, "occurred_at"),  # a NOT NULL column
+    ("event", {"detail": 5}, "detail"),
+    ("event", {"detail": {"nested": [1, 2]}}, "detail"),  # a detail holds scalars: every later listing needs it
+]
+
+
+def _edited(lines: list[str], record_type: str, change: dict) -> list[str]:
+    at = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == record_type)
+    return [*lines[:at], json.dumps({**json.loads(lines[at]), **change}), *lines[at + 1:]]
+
+
+@pytest.mark.parametrize(("record_type", "change", "field"), BAD_FIELDS,
+                         ids=[f"{t}-{next(iter(c))}-{i}" for i, (t, c, _) in enumerate(BAD_FIELDS)])
+def test_a_record_field_out_of_bounds_is_refused_by_name(clock, record_type: str, change: dict,  # noqa: ANN001
+                                                         field: str) -> None:
+    lines = list(_engine_from(clock, [("lives_in", "Lisbon", 0.8, 1), ("likes", "tea", 0.6, 1)]).export_lines())
+    target = make_engine(clock, ScriptedLLM())
+    with pytest.raises(ImportFormatError, match=f": {field}") as refused:
+        target.import_lines(_edited(lines, record_type, change))
+    assert refused.value.field.split(".")[0] == field
+    assert len(list(target.export_lines())) == 1  # the header: nothing was written
+
+
+def test_an_older_export_without_its_nullable_columns_imports(clock) -> None:  # noqa: ANN001
+    """A column added later (nullable) is absent from older exports; it reads as null."""
+    lines = list(_engine_from(clock, [("lives_in", "Lisbon", 0.8, 1)]).export_lines())
+    optional = {"message": ("speaker", "external_id"), "memory": ("status_changed_at", "embedding", "embed_model",
+                                                                  "embed_dim", "belief_id", "superseded_by")}
+    older = []
+    for line in lines:
+        record = json.loads(line)
+        older.append(json.dumps({k: v for k, v in record.items() if k not in optional.get(record["type"], ())}))
+    target = make_engine(clock, ScriptedLLM())
+    target.import_lines(older)
+    memories = [json.loads(line) for line in target.export_lines() if json.loads(line)["type"] == "memory"]
+    assert memories and all(m["embedding"] is None and m["superseded_by"] is None for m in memories)
+
+
 def test_import_of_existing_ids_is_refused_whole(clock) -> None:  # noqa: ANN001
     engine = _engine_from(clock, [("lives_in", "Lisbon", 0.8, 1)])
     lines = list(engine.export_lines())

@@ -58,12 +58,7 @@ EDGE_LAYERS = {"functions", "mcp"}
 
 # Known exceptions, each with its reason; a test fails once one no longer holds, so the list only shrinks.
 KNOWN_WRONG_WAY: dict[tuple[str, str], str] = {}
-SNAPSHOTTER = ("the delta-generation snapshotter hands compaction and its working copies to helper modules that "
-               "take it as a concrete class; a port for those roles untangles it")
-KNOWN_CYCLES = {
-    ("engram_core.snapshots.admin", "engram_core.snapshots.compaction", "engram_core.snapshots.heads",
-     "engram_core.snapshots.snapshotter"): SNAPSHOTTER,  # collect_garbage's hand-off; compaction and heads type it
-}
+KNOWN_CYCLES: dict[tuple[str, ...], str] = {}
 KNOWN_LONG: dict[str, str] = {
 }
 

@@ -17,7 +17,8 @@ from snapshot_support import (  # noqa: F401 - fixtures
     DELTAS, make_snapshotter, moto_endpoint, oss_like, remember, store, texts_in,
 )
 
-from engram_core.snapshots.admin import collect_garbage, restore
+from engram_core.snapshots.admin import restore
+from engram_core.snapshots.collection import collect_garbage
 from engram_core.snapshots.deltas import CompactionPolicy
 from engram_core.snapshots.layout import TenantKeys
 from engram_core.snapshots.local import LocalDirStore

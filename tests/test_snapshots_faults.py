@@ -22,7 +22,8 @@ from snapshot_support import (  # noqa: F401 - fixtures
 )
 
 from engram_core.core.errors import StoreError
-from engram_core.snapshots.admin import collect_garbage, list_generations
+from engram_core.snapshots.admin import list_generations
+from engram_core.snapshots.collection import collect_garbage
 from engram_core.snapshots.codec import seal
 from engram_core.snapshots.layout import TenantKeys
 from engram_core.snapshots.local import LocalDirStore

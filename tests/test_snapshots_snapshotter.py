@@ -15,7 +15,8 @@ from snapshot_support import (  # noqa: F401 - fixtures
 
 from engram_core.adapters.sqlite_store import LATEST_SCHEMA, _migrations
 from engram_core.core.errors import BusyError, SchemaTooNewError, ValidationError
-from engram_core.snapshots.admin import collect_garbage, describe, list_generations, restore
+from engram_core.snapshots.admin import describe, list_generations, restore
+from engram_core.snapshots.collection import collect_garbage
 from engram_core.snapshots.codec import schema_of, seal
 from engram_core.snapshots.layout import TenantKeys
 from engram_core.snapshots.ports import SnapshotStore

@@ -61,7 +61,7 @@ def show(ctx: Context, generation: int, as_json: bool) -> None:
 @handle_errors
 def gc(ctx: Context, all_tenants: bool, as_json: bool) -> None:
     """Delete generations past retention (newest ENGRAM_SNAPSHOT_KEEP kept, and any within the grace period)."""
-    from engram_core.snapshots.admin import collect_garbage
+    from engram_core.snapshots.collection import collect_garbage
 
     snapshotter = ctx.snapshotter()
     now = datetime.now(timezone.utc)

@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import fields
 from datetime import datetime
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import (
-    AfterValidator, AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, create_model, model_validator,
+    AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, create_model, field_validator,
+    model_validator,
 )
 
 from engram_core.core.model import DreamProposal, ScoreBreakdown, Scalar, action_id
@@ -29,13 +30,13 @@ def _value(member: object) -> object:
     return member.value if isinstance(member, Enum) else member
 
 
-def _rounded(digits: int) -> AfterValidator:
-    return AfterValidator(lambda number: round(number, digits))
+def _pairs(detail: object) -> object:
+    return dict(detail) if isinstance(detail, tuple) else detail
 
 
 Time = Annotated[str, BeforeValidator(iso)]
 Name = Annotated[str, BeforeValidator(_value)]  # an enum member, by its value
-Detail = Annotated[dict[str, Scalar], BeforeValidator(dict)]  # stored as (key, value) pairs
+Detail = Annotated[dict[str, Scalar], BeforeValidator(_pairs)]  # the domain keeps (key, value) pairs
 
 
 class View(BaseModel):
@@ -52,12 +53,17 @@ class EmbeddingOut(View):
     dim: int
 
 
-class MemoryOut(View):
+# Each record's fields are declared once, in its ``...Fields`` model: the output model below derives from it
+# and adds only what it computes, the export record (``usecases/exchange.py``) derives from it and adds only its
+# stored-only columns and its checks. A field added here is in the HTTP body, the MCP answer and the export.
+class MemoryFields(BaseModel):
+    """A memory, wherever it is serialised (its embedding differs: a vector stored, its model and size shown)."""
+
     id: str
     kind: Name
     text: str
-    importance: Annotated[float, _rounded(4)]
-    stability_hours: Annotated[float, _rounded(3)]
+    importance: float
+    stability_hours: float
     created_at: Time
     last_accessed_at: Time
     access_count: int
@@ -69,10 +75,9 @@ class MemoryOut(View):
     belief_id: str | None
     superseded_by: str | None
     critical: bool
-    embedding: EmbeddingOut | None
 
 
-class BeliefOut(View):
+class BeliefFields(BaseModel):
     id: str
     subject: str
     predicate: str
@@ -86,21 +91,20 @@ class BeliefOut(View):
     superseded_by: str | None
     source_message_id: str | None
     memory_id: str | None
-    current: bool
 
 
-class MessageOut(View):
+class MessageFields(BaseModel):
     id: str
     role: str
     session_id: str
     text: str
     speaker: str | None
-    occurred_at: Time | None
-    recorded_at: Time | None
+    occurred_at: Time
+    recorded_at: Time
     external_id: str | None
 
 
-class EventOut(View):
+class EventFields(BaseModel):
     id: str
     at: Time
     kind: Name
@@ -108,6 +112,29 @@ class EventOut(View):
     belief_id: str | None
     message_id: str | None
     detail: Detail
+
+
+class MemoryOut(View, MemoryFields):
+    embedding: EmbeddingOut | None
+
+    ROUNDED: ClassVar[dict[str, int]] = {"importance": 4, "stability_hours": 3}  # digits shown
+
+    @field_validator(*ROUNDED)
+    @classmethod
+    def _rounded(cls, number: float, info: ValidationInfo) -> float:
+        return round(number, cls.ROUNDED[str(info.field_name)])
+
+
+class BeliefOut(View, BeliefFields):
+    current: bool
+
+
+class MessageOut(View, MessageFields):
+    pass
+
+
+class EventOut(View, EventFields):
+    pass
 
 
 # The score's parts are declared once, by the domain value the pure scorer builds.

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 from engram_core.snapshots.deltas import CompactionPolicy
 from engram_core.snapshots.ports import ObjectInfo, SnapshotStore, StoredObject
 from engram_core.snapshots.retention import RetentionPolicy
+from engram_core.snapshots.checkout import CommitResult, RetryPolicy
 from engram_core.snapshots.settings import OssSettings, SnapshotSettings
-from engram_core.snapshots.snapshotter import CommitResult, RetryPolicy, Snapshotter
+from engram_core.snapshots.snapshotter import Snapshotter
 
 if TYPE_CHECKING:
     from engram_core.usecases.engine import Engine

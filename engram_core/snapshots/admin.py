@@ -1,4 +1,4 @@
-"""Operator views and chores on a tenant's generations: list, show, garbage-collect, restore."""
+"""Operator views and chores on a tenant's generations: list, show, restore (garbage collection: collection.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 from engram_core.core.errors import BusyError, GenerationExistsError, NotFoundError
 from engram_core.snapshots.codec import schema_of, seal
+from engram_core.snapshots.heads import WORKING_FILE
 from engram_core.snapshots.layout import TenantKeys, generation_of, parse_hint, quarantined_generation_of
-from engram_core.snapshots.local import LocalDirStore
-from engram_core.snapshots.retention import GenerationAge, collectable
-from engram_core.snapshots.snapshotter import WORKING_FILE, Snapshotter
+from engram_core.snapshots.ports import StoredObject
+from engram_core.snapshots.snapshotter import Snapshotter
 
 
 @dataclass(frozen=True)
@@ -28,13 +28,6 @@ class Listing:
     tenant: str
     generations: tuple[GenerationRow, ...]
     hint: int | None
-
-
-@dataclass(frozen=True)
-class GcReport:
-    tenant: str
-    deleted: tuple[int, ...]
-    kept: tuple[int, ...]
 
 
 def list_generations(snapshotter: Snapshotter, tenant: str) -> Listing:
@@ -67,36 +60,11 @@ def describe(snapshotter: Snapshotter, tenant: str, number: int) -> dict[str, ob
             "embedder": embedder, "memories": counts, "current_beliefs": len(beliefs)}
 
 
-def _download(snapshotter: Snapshotter, tenant: str, number: int, workdir: Path):  # noqa: ANN202 - StoredObject
+def _download(snapshotter: Snapshotter, tenant: str, number: int, workdir: Path) -> StoredObject:
     found = snapshotter.download_verified(tenant, number, workdir / WORKING_FILE)
     if found is None:
         raise NotFoundError(f"tenant {tenant!r} has no generation {number}", field="generation")
     return found
-
-
-def collect_garbage(snapshotter: Snapshotter, tenant: str, now: datetime) -> GcReport:
-    """Delete generations the retention policy no longer needs (and their quarantine notes)."""
-    keys = TenantKeys(tenant)
-    objects = snapshotter.store.list(keys.root)
-    ages = [GenerationAge(n, i.modified) for i in objects if (n := generation_of(i.key))]
-    doomed = chain_needs(snapshotter, keys, set(collectable(ages, snapshotter.retention, now)), ages)
-    notes = [i.key for i in objects if quarantined_generation_of(i.key) in doomed]
-    snapshotter.store.delete([keys.generation(n) for n in sorted(doomed)] + notes)
-    if isinstance(snapshotter.store, LocalDirStore):
-        snapshotter.store.sweep_temp_files(now - snapshotter.retention.grace)
-    kept = tuple(sorted(a.number for a in ages if a.number not in doomed))
-    return GcReport(tenant, tuple(sorted(doomed)), kept)
-
-
-def chain_needs(snapshotter: Snapshotter, keys: TenantKeys, doomed: set[int], ages: list[GenerationAge]) -> set[int]:
-    """Never collect the full snapshot (or the deltas) the oldest kept generation is built from."""
-    kept = [a.number for a in ages if a.number not in doomed]
-    if not doomed or not kept:
-        return doomed
-    lineage = snapshotter.chains.lineage(keys, min(kept))
-    if lineage is None:  # unknown: keep everything rather than guess
-        return set()
-    return {n for n in doomed if n < lineage.base}
 
 
 def restore(snapshotter: Snapshotter, tenant: str, number: int) -> int:

@@ -4,30 +4,49 @@ A delta is written only when it follows from the newest generation (the
 working copy's base is the newest, not an older good one served after a
 quarantine), its pages were captured intact, and the chain stays within the
 CompactionPolicy. Otherwise, and always after a purge or a VACUUM, the whole
-file is sealed as before.
+file is sealed as before. What these need of the Snapshotter is the ``Owner``
+protocol below: this module does not import it.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+import threading
+from typing import Protocol
 
 from engram_core.core.errors import GenerationExistsError
 from engram_core.snapshots import pages
+from engram_core.snapshots.chain import ChainLoader
+from engram_core.snapshots.checkout import Checkout, RetryPolicy
 from engram_core.snapshots.codec import Sealed, schema_of, seal
-from engram_core.snapshots.deltas import Lineage, SealedDelta, seal_delta
+from engram_core.snapshots.deltas import CompactionPolicy, Lineage, SealedDelta, seal_delta
 from engram_core.snapshots.layout import TenantKeys, generation_of
 from engram_core.snapshots.ports import SnapshotStore
-
-if TYPE_CHECKING:
-    from engram_core.snapshots.snapshotter import Checkout, Snapshotter
 
 log = logging.getLogger("engram.snapshots")
 # zstd shrinks pages about 2-3x: a change far past the policy's share is not worth compressing twice
 RAW_TO_SEALED = 4
 
 
-def sealed_commit(owner: Snapshotter, checkout: Checkout, delta: pages.PageDelta | None) -> Sealed | SealedDelta:
+class Owner(Protocol):
+    """What choosing a commit's form and compacting a chain ask of the snapshotter."""
+
+    compaction: CompactionPolicy
+    compression_level: int
+    chains: ChainLoader
+    retry: RetryPolicy
+
+    def turn(self, tenant: str) -> threading.Lock:
+        ...
+
+    def checkout_for_turn(self, tenant: str) -> Checkout:
+        ...
+
+    def publish(self, keys: TenantKeys, target: int, sealed: Sealed | SealedDelta, *, force_hint: bool = False) -> None:
+        ...
+
+
+def sealed_commit(owner: Owner, checkout: Checkout, delta: pages.PageDelta | None) -> Sealed | SealedDelta:
     """A delta when the change is small and follows from the newest generation; else the whole file."""
     base, policy = checkout.base, owner.compaction
     follows = delta is not None and base.generation > 0 and base.next_generation == base.generation + 1
@@ -46,7 +65,7 @@ def lineage_after(target: int, sealed: Sealed | SealedDelta) -> Lineage:
     return Lineage(target, sealed.sha256, target, base_bytes=len(sealed.payload))
 
 
-def compact(owner: Snapshotter, tenant: str) -> int | None:
+def compact(owner: Owner, tenant: str) -> int | None:
     """Write the newest state whole as the next generation when the newest is a delta; its number, or None
     when there was nothing to compact (or other writers kept winning: their commits carry on the chain)."""
     keys = TenantKeys(tenant)

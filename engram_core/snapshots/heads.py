@@ -12,6 +12,9 @@ operation starts from a copy as before.
 
 Heads are used only under the tenant's turn (see batch.py), so one thread at a
 time owns a head; at most ``limit`` are kept, the least recently used go first.
+This module only keeps them (it imports nothing of the snapshot layer): the
+Snapshotter opens a checkout on a head (``checkout_for_turn``), and a checkout
+keeps its file as one (checkout.py).
 """
 
 from __future__ import annotations
@@ -21,13 +24,6 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-from engram_core.snapshots import pages
-from engram_core.snapshots.layout import TenantKeys
-
-if TYPE_CHECKING:
-    from engram_core.snapshots.snapshotter import Checkout, Snapshotter
 
 WORKING_FILE = "tenant.sqlite"
 
@@ -94,41 +90,8 @@ class Heads:
             shutil.rmtree(head.workdir, ignore_errors=True)
 
 
-def head_checkout(owner: Snapshotter, tenant: str) -> Checkout | None:
-    """A checkout on the tenant's head when it is the newest generation or can be brought up to it with
-    deltas; None (and the head gone) otherwise."""
-    from engram_core.snapshots.snapshotter import Base, Checkout
-
-    head = owner.heads.take(tenant)
-    if head is None:
-        return None
-    keys = TenantKeys(tenant)
-    try:
-        newest, exists = owner.resolve(keys, head.generation)
-        current = exists and head.path.exists() and (
-            newest == head.generation or owner.chains.advance(keys, head.generation, newest, head.path))
-        if current:
-            owner.counters.bump("warm_hits")
-            opened = pages.stamp(head.path)
-            return Checkout(owner, keys, Base(newest, newest + 1, None), head.workdir,
-                            owner.open_engine(head.path), opened)
-    except BaseException:
-        shutil.rmtree(head.workdir, ignore_errors=True)
-        raise
-    shutil.rmtree(head.workdir, ignore_errors=True)
-    return None
-
-
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
     except FileNotFoundError:
         return 0
-
-
-def take_back(checkout: Checkout) -> None:
-    """After a lost race: undo the operation's pages, so the file is its base generation again and stays on
-    as the head (the next attempt brings it up to the winner's generation with the winner's delta)."""
-    if checkout.captured is not None:
-        pages.apply(checkout.path, checkout.captured.undo, f"{checkout.keys.tenant} working copy")
-        checkout.keep_as(checkout.base.generation)

@@ -28,10 +28,12 @@ from engram_core.snapshots import pages, sqlite_files
 from engram_core.snapshots.batch import Lane, Ticket, abandon
 from engram_core.snapshots.cache import CachedGeneration, WarmCache
 from engram_core.snapshots.chain import ChainLoader, Stopped
+from engram_core.snapshots.checkout import Base, Checkout, CommitResult, RetryPolicy
 from engram_core.snapshots.codec import DEFAULT_LEVEL, Sealed
+from engram_core.snapshots.collection import GcReport, collect_garbage
 from engram_core.snapshots.compaction import compact, delete_older, lineage_after, sealed_commit
 from engram_core.snapshots.deltas import CompactionPolicy, SealedDelta
-from engram_core.snapshots.heads import Head, Heads, head_checkout, take_back
+from engram_core.snapshots.heads import WORKING_FILE, Heads
 from engram_core.snapshots.layout import TenantKeys, generation_of, parse_hint, tenant_of
 from engram_core.snapshots.ports import SnapshotStore, StoredObject
 from engram_core.snapshots.retention import RetentionPolicy
@@ -41,7 +43,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 log = logging.getLogger("engram.snapshots")
-WORKING_FILE = "tenant.sqlite"
 # The hint only shortens the listing a cold load makes, so it is refreshed every few generations
 # instead of costing every commit a second request.
 HINT_EVERY = 16
@@ -49,34 +50,6 @@ HINT_EVERY = 16
 
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    max_attempts: int = 8
-    base_delay: float = 0.01
-    max_delay: float = 0.5
-
-    def delay(self, attempt: int, rng: random.Random) -> float:
-        """Full jitter: a uniform pick below an exponentially growing cap."""
-        return rng.uniform(0, min(self.max_delay, self.base_delay * 2 ** attempt))
-
-
-@dataclass(frozen=True)
-class Base:
-    """What a checkout starts from: a good generation (0: none yet) and the number its commit takes."""
-
-    generation: int
-    next_generation: int
-    cached: CachedGeneration | None
-
-
-@dataclass(frozen=True)
-class CommitResult:
-    generation: int
-    payload_bytes: int
-    raw_bytes: int
-    deleted_older: int = 0
 
 
 @dataclass
@@ -93,64 +66,6 @@ class Counters:
     def bump(self, name: str) -> None:
         with self._lock:
             setattr(self, name, getattr(self, name) + 1)
-
-
-class Checkout:
-    """One working copy of a tenant, open as an Engine; commit it or let it go."""
-
-    def __init__(self, owner: "Snapshotter", keys: TenantKeys, base: Base, workdir: Path, engine: "Engine",
-                 opened: pages.FileStamp | None = None) -> None:
-        self.owner, self.keys, self.base, self.workdir, self.engine = owner, keys, base, workdir, engine
-        # A working copy is scratch until its upload lands: the upload is the durable step, not these writes.
-        self.file = engine.working_file
-        self.file.relax_durability()
-        self.file.hold_log()  # its changed pages stay in the log (pages.py)
-        self._opened = opened
-        self._changes_at_open, self._event_seq_at_open = self.file.change_count(), self.file.last_event_seq()
-        self._open, self._unchanged, self._kept = True, True, False
-        self.captured: pages.Captured | None = None
-
-    @property
-    def path(self) -> Path:
-        return self.workdir / WORKING_FILE
-
-    def changed(self) -> bool:
-        return self.file.change_count() != self._changes_at_open
-
-    def commit(self) -> CommitResult | None:
-        """Write the next generation if the operation changed anything; None if it did not."""
-        if not self.changed():
-            self.discard()
-            return None
-        purge = self.file.purged_since(self._event_seq_at_open)
-        self.captured = None if purge or self._opened is None else pages.capture(self.file.checkpoint_log, self.path,
-                                                                                 self._opened)
-        self.close_engine()
-        return self.owner._commit(self, purge, self.captured.delta if self.captured else None)
-
-    def close_engine(self) -> None:
-        if self._open:
-            self._open, self._unchanged = False, not self.changed()
-            self.engine.close()
-
-    def keep_as(self, generation: int) -> None:
-        """The working file is generation ``generation`` now: the tenant's next operation starts from it."""
-        self._kept = True
-        self.owner.heads.keep(self.keys.tenant, Head(generation, self.workdir))
-
-    def discard(self) -> None:
-        """A copy nothing changed stays on as the tenant's head; any other is deleted."""
-        self.close_engine()
-        if not self._kept and self._unchanged and self.base.generation > 0 and self.path.exists():
-            self.keep_as(self.base.generation)
-        if not self._kept:
-            shutil.rmtree(self.workdir, ignore_errors=True)
-
-    def __enter__(self) -> "Checkout":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.discard()
 
 
 class Snapshotter:
@@ -210,7 +125,7 @@ class Snapshotter:
         with self._lanes_guard:
             return self._lanes.setdefault(tenant, Lane())
 
-    def _run_batch(self, tenant: str, batch: list[Ticket]) -> None:
+    def _run_batch(self, tenant: str, batch: list[Ticket[object]]) -> None:
         """Apply every queued operation to one checkout and commit once; a lost race re-applies them all."""
         for attempt in range(self.retry.max_attempts):
             batch = self._apply_batch(tenant, batch)
@@ -223,7 +138,7 @@ class Snapshotter:
         for ticket in batch:
             ticket.finish(busy)
 
-    def _apply_batch(self, tenant: str, batch: list[Ticket]) -> list[Ticket]:
+    def _apply_batch(self, tenant: str, batch: list[Ticket[object]]) -> list[Ticket[object]]:
         """One attempt; returns the tickets still to do (empty once committed)."""
         while batch:
             with self.checkout_for_turn(tenant) as checkout:
@@ -247,12 +162,33 @@ class Snapshotter:
             checkout.commit()
         except GenerationExistsError:
             self.counters.bump("conflicts")
-            take_back(checkout)
+            checkout.take_back()
             return False
         return True
 
     def checkout_for_turn(self, tenant: str) -> Checkout:  # under the turn: the head, else a fresh copy
-        return head_checkout(self, tenant) or self.checkout(tenant)
+        return self._head_checkout(tenant) or self.checkout(tenant)
+
+    def _head_checkout(self, tenant: str) -> Checkout | None:
+        """A checkout on the tenant's head (heads.py) when it is the newest generation or can be brought up to
+        it with deltas; None (and the head gone) otherwise."""
+        head = self.heads.take(tenant)
+        if head is None:
+            return None
+        keys = TenantKeys(tenant)
+        try:
+            newest, exists = self.resolve(keys, head.generation)
+            if exists and head.path.exists() and (
+                    newest == head.generation or self.chains.advance(keys, head.generation, newest, head.path)):
+                self.counters.bump("warm_hits")
+                opened = pages.stamp(head.path)
+                return Checkout(self, keys, Base(newest, newest + 1, None), head.workdir,
+                                self.open_engine(head.path), opened)
+        except BaseException:
+            shutil.rmtree(head.workdir, ignore_errors=True)
+            raise
+        shutil.rmtree(head.workdir, ignore_errors=True)
+        return None
 
     def checkout(self, tenant: str) -> Checkout:
         keys = TenantKeys(tenant)
@@ -338,7 +274,7 @@ class Snapshotter:
         return self.chains.load_verified(TenantKeys(tenant), number, dest)
 
     # -- committing ---------------------------------------------------------------------
-    def _commit(self, checkout: Checkout, purge: bool, delta: pages.PageDelta | None) -> CommitResult:
+    def commit_checkout(self, checkout: Checkout, purge: bool, delta: pages.PageDelta | None) -> CommitResult:
         keys, target = checkout.keys, checkout.base.next_generation
         if target == 1 and self.on_new_tenant is not None:
             self.on_new_tenant(keys.tenant)  # first, so a tenant never exists without its schedule
@@ -385,10 +321,8 @@ class Snapshotter:
         except StoreError as exc:  # the hint is advisory: the generation is committed either way
             log.warning("could not update the hint of %s: %s", keys.tenant, exc.message)
 
-    def collect_garbage(self, tenant: str, now: datetime | None = None):  # noqa: ANN201 - admin.GcReport
+    def collect_garbage(self, tenant: str, now: datetime | None = None) -> GcReport:
         """Compact a delta chain, then delete what the retention policy no longer needs (the sleep job calls this)."""
-        from engram_core.snapshots.admin import collect_garbage
-
         compact(self, tenant)
         return collect_garbage(self, tenant, now or self._clock())
 

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from engram_core.usecases.engine import Engine
     from engram_core.snapshots import OssSettings, SnapshotSettings, Snapshotter
     from engram_core.snapshots.ports import ObjectInfo, SnapshotStore, StoredObject
-    from engram_core.snapshots.snapshotter import Checkout
+    from engram_core.snapshots.checkout import Checkout
 
 T = TypeVar("T")
 FC_KEY_ID_HEADER = "x-fc-access-key-id"

@@ -2,6 +2,8 @@
 
 Line 1 is a header; every other line is one record: a message, memory, belief,
 event or dream proposal, with every stored column (vectors as base64 float32).
+A message, memory, belief or event record has the fields of its output model
+(``core/views.py`` declares them once for both) and its stored-only columns.
 An import is validated completely before anything is written, then written in
 one transaction: a malformed file changes nothing.
 """
@@ -10,12 +12,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from typing import Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, ValidationInfo, field_validator, model_validator,
+)
+from pydantic.fields import FieldInfo
 
 from engram_core.core.errors import ImportFormatError
 from engram_core.core.model import CallOutcome, CallPurpose, Cardinality, EventKind, MemoryKind, MemoryStatus
+from engram_core.core.views import BeliefFields, EventFields, MemoryFields, MessageFields
 from engram_core.usecases.runtime import CLOCK_OFFSET_KEY, EMBEDDER_KEY, Runtime
 from engram_core.core.timeutil import MAX_DURATION, from_storage, stored_offset, to_storage
 
@@ -41,72 +47,74 @@ class _Stamp(BaseModel):
         return value
 
 
-class MessageRecord(_Stamp):
+Id = Annotated[str, Field(min_length=1)]
+
+
+class _Record(_Stamp):
+    """A message, memory, belief or event line: its fields are the ones its output model has, declared once
+    in ``core/views.py``; the record adds its ``type``, its stored-only columns and its ``CHECKS``."""
+
+    # What an import checks beyond the shared types, by field (an import file is caller input); a check's
+    # own error is reported as the field's.
+    CHECKS: ClassVar[dict[str, TypeAdapter[Any]]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _absent_is_null(cls, data: object) -> object:
+        """A nullable column an older export did not have yet reads as null."""
+        if not isinstance(data, dict):
+            return data
+        return {**{name: None for name, f in cls.model_fields.items() if _nullable(f)}, **data}
+
+    @field_validator("*")
+    @classmethod
+    def _checked(cls, value: object, info: ValidationInfo) -> object:
+        check = cls.CHECKS.get(str(info.field_name))
+        if check is not None:
+            check.validate_python(value)
+        return value
+
+
+def _nullable(field: FieldInfo) -> bool:
+    return type(None) in get_args(field.annotation)
+
+
+def _checks(**types: object) -> dict[str, TypeAdapter[Any]]:
+    """Every record's id is non-empty; ``types`` are the record's own checks."""
+    return {"id": TypeAdapter(Id), **{name: TypeAdapter(kind) for name, kind in types.items()}}
+
+
+class MessageRecord(_Record, MessageFields):
     type: Literal["message"]
-    id: str = Field(min_length=1)
-    role: str
-    session_id: str
-    text: str
-    occurred_at: str
-    recorded_at: str
-    external_id: str | None = None
-    speaker: str | None = None
+
+    CHECKS = _checks()
 
 
-class MemoryRecord(_Stamp):
+class MemoryRecord(_Record, MemoryFields):
     type: Literal["memory"]
-    id: str = Field(min_length=1)
-    kind: MemoryKind
-    text: str
-    importance: float = Field(ge=0, le=1)
-    stability_hours: float = Field(gt=0)
-    created_at: str
-    last_accessed_at: str
-    access_count: int = Field(ge=0)
-    status: MemoryStatus
-    status_changed_at: str | None = None
-    provenance: list[str]
-    session_id: str | None = None
-    subject: str | None = None
-    belief_id: str | None = None
-    superseded_by: str | None = None
-    critical: bool
-    embedding: str | None = None
-    embed_model: str | None = None
-    embed_dim: int | None = None
+    embedding: str | None  # the vector, base64 float32
+    embed_model: str | None
+    embed_dim: int | None
+
+    CHECKS = _checks(kind=MemoryKind, status=MemoryStatus, importance=Annotated[float, Field(ge=0, le=1)],
+                     stability_hours=Annotated[float, Field(gt=0)], access_count=Annotated[int, Field(ge=0)])
 
 
-class BeliefRecord(_Stamp):
+class BeliefRecord(_Record, BeliefFields):
     type: Literal["belief"]
-    id: str = Field(min_length=1)
-    subject: str
-    predicate: str
-    object: str
-    statement: str
-    cardinality: Cardinality
-    valid_from: str
-    valid_to: str | None = None
-    recorded_at: str
-    expired_at: str | None = None
-    superseded_by: str | None = None
-    source_message_id: str | None = None
-    memory_id: str | None = None
+
+    CHECKS = _checks(cardinality=Cardinality)
 
 
-class EventRecord(_Stamp):
+class EventRecord(_Record, EventFields):
     type: Literal["event"]
-    id: str = Field(min_length=1)
-    at: str
-    kind: EventKind
-    memory_id: str | None = None
-    belief_id: str | None = None
-    message_id: str | None = None
-    detail: dict
+
+    CHECKS = _checks(kind=EventKind)
 
 
 class ProposalRecord(_Stamp):
     type: Literal["dream_proposal"]
-    id: str = Field(min_length=1)
+    id: Id
     created_at: str
     actions: list
     rejected: list
@@ -115,7 +123,7 @@ class ProposalRecord(_Stamp):
 
 class UsageRecord(_Stamp):
     type: Literal["usage"]
-    id: str = Field(min_length=1)
+    id: Id
     at: str
     turn_id: str | None = None
     purpose: CallPurpose
