@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import click
+import numpy as np
 
 from engram_bench import conversations as data
 from engram_bench.baselines import PLAIN_RETRIEVERS, System, Turn, all_systems
 from engram_bench.common import (
-    CachingEmbedder, Figure, Report, Series, Table, bench_embedder, current_embedder_name, emit, output_options,
-    parse_budgets, progress, require_plotting,
+    CachingEmbedder, Figure, Report, Series, Table, bench_embedder, current_embedder_name, emit, machine_notes,
+    output_options, parse_budgets, progress, require_plotting,
 )
 from engram_core.cli.common import handle_errors
 
@@ -39,6 +40,7 @@ class Outcome:
     recall: float
     complete: bool
     tokens: int
+    ms: float = 0.0  # the recall's wall time (the question's vector comes from the embedder's cache)
 
 
 def conversation_turns(conv: data.ConversationIn) -> list[Turn]:
@@ -60,10 +62,12 @@ def _ask(systems: list[System], conv: data.ConversationIn, budgets: tuple[int, .
         at, evidence = data.question_time(conv, question), set(question.evidence)
         for system in systems:
             for budget in budgets:
+                started = time.perf_counter()
                 context = system.recall(question.text, budget, at)
+                ms = (time.perf_counter() - started) * 1000.0
                 hits = len(evidence & context.source_turns())
                 outcomes.append(Outcome(conv.id, system.name, budget, question.category, hits / len(evidence),
-                                        hits == len(evidence), context.tokens_used))
+                                        hits == len(evidence), context.tokens_used, ms))
     return outcomes
 
 
@@ -152,6 +156,16 @@ def _margin_table(agg: Aggregate, systems: list[str], budgets: tuple[int, ...]) 
                  ("budget", "system", "best plain", "its recall", "Engram recall", "margin"), tuple(rows))
 
 
+def _latency_table(outcomes: list[Outcome], systems: list[str]) -> Table:
+    """Each system's recall wall time over every question and budget: the latency of a LoCoMo-sized store."""
+    rows = []
+    for system in systems:
+        times = np.array([o.ms for o in outcomes if o.system == system])
+        rows.append((system, len(times), float(np.percentile(times, 50)), float(np.percentile(times, 95))))
+    return Table("Recall wall time per question and budget (ms; the machine's load is in the notes)",
+                 ("system", "recalls", "p50 ms", "p95 ms"), tuple(rows))
+
+
 def build_report(outcomes: list[Outcome], dataset: data.Dataset, budgets: tuple[int, ...],
                  settings: dict) -> Report:
     agg = aggregate(outcomes, dataset.apart)
@@ -167,6 +181,7 @@ def build_report(outcomes: list[Outcome], dataset: data.Dataset, budgets: tuple[
     margins = _margin_table(agg, systems, budgets)
     report.tables += [margins] if margins is not None else []
     report.tables += [_category_table(agg, systems, b, categories) for b in budgets]
+    report.tables.append(_latency_table(outcomes, systems))
     report.results = {s: {str(b): {c: vars(cell) for c, cell in agg[s][b].items()} for b in budgets} for s in systems}
     report.figures.append(Figure("recall", f"Evidence recall vs budget ({dataset.name})", "token budget",
                                  "evidence recall", _series(agg, systems, budgets, "recall"), log_x=True))
@@ -215,5 +230,6 @@ def command(data_path: Path, budgets: str, limit: int | None, skip: int, nightly
     skipped = sum(1 for c in chosen for q in c.questions if not q.evidence)
     report.notes.append(f"{skipped} questions without usable evidence were not asked; "
                         f"{dataset.dropped_evidence} evidence ids in the file name no turn and were dropped")
-    report.notes.append(f"wall time {time.perf_counter() - started:.1f} s")
+    report.notes.append(f"wall time {time.perf_counter() - started:.1f} s; machine load (1 min) at the end "
+                        f"{machine_notes()['load_1min']} on {machine_notes()['cpus']} CPUs")
     emit(report, json_path, plot_dir)

@@ -70,6 +70,9 @@ def test_retrieval_generic_format_reports_every_system(tmp_path: Path) -> None:
     assert data["results"]["B1 full history"]["2048"]["overall"]["recall"] == 1.0
     for system in SYSTEMS:
         assert data["results"][system]["64"]["overall"]["tokens"] <= 64
+    latency = next(t for t in data["tables"] if t["title"].startswith("Recall wall time"))
+    assert sorted(row[0] for row in latency["rows"]) == sorted(SYSTEMS)
+    assert all(row[1] == 3 * 2 and 0 <= row[2] <= row[3] for row in latency["rows"])  # 3 questions, 2 budgets
 
 
 def test_retrieval_with_sleep_adds_engram_sleeping_nightly(tmp_path: Path) -> None:

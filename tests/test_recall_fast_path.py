@@ -7,6 +7,7 @@ import re
 from dataclasses import replace
 from datetime import timedelta
 
+import numpy as np
 import pytest
 
 from engram_core.adapters.clock import FixedClock
@@ -17,7 +18,9 @@ from engram_bench.scale import synthetic_sentence
 from engram_core.core.config import EngineConfig
 from engram_core.core.errors import StoreError
 from engram_core.core.index import epoch_hours
-from engram_core.core.model import Embedding, Memory, MemoryKind, MemoryStatus
+from engram_core.core import restatements
+from engram_core.core.model import Belief, Cardinality, Embedding, Memory, MemoryKind, MemoryStatus
+from engram_core.core.restatements import states_a_change
 from engram_core.core.render import BlockForm, block_form, line_cost, render_line
 from engram_core.core.retention import hours_between, reinforced_stability, retention
 from engram_core.core.words import content_words as query_words
@@ -179,3 +182,91 @@ def test_reinforcement_writes_only_the_access_state(tmp_path) -> None:  # noqa: 
     pos = index.position[next(iter(packed))]
     assert index.columns["accessed_h"][pos] == epoch_hours(clock.now())
     reopened.close()
+
+
+# The restatement veto as first written: every candidate's people worked out, every pair tried in order.
+def plain_restated(memories: list, vectors: np.ndarray, least_similarity: float) -> set[str]:  # noqa: ANN001
+    newer = [i for i, (m, _) in enumerate(memories) if states_a_change(m)]
+    if not newer:
+        return set()
+    similarity = vectors @ vectors[newer].T
+    keys = [(restatements._speaker(m), restatements._people(m.text)) for m, _ in memories]  # noqa: SLF001
+    drop = set()
+    for i, (old, belief) in enumerate(memories):
+        if not restatements._retirable(old, belief):  # noqa: SLF001
+            continue
+        for column, j in enumerate(newer):
+            new = memories[j][0]
+            if j != i and new.created_at > old.created_at and keys[i][0] == keys[j][0] \
+                    and restatements.same_people(keys[i][1], keys[j][1]) and similarity[i, column] >= least_similarity:
+                drop.add(old.id)
+                break
+    return drop
+
+
+_SPEAKERS = ("", "Ana: ", "Ben: ", "user: ")
+_CHANGED = ("I work at Globex now.", "My sister moved to Porto.", "She quit the band, no longer plays.",
+            "I also started yoga.", "Is it new?", "my husbnd left his job")
+_PLAIN = ("I work at Initech.", "My sister lives in Lisbon.", "She plays in a band.", "I like yoga.",
+          "my husband works at the bank", "The weather is fine.")
+
+
+def restatement_pool(rng: random.Random, count: int) -> tuple[list, np.ndarray]:
+    rows = []
+    for number in range(count):
+        text = rng.choice(_SPEAKERS) + rng.choice(_CHANGED + _PLAIN)
+        kind = rng.choice((MemoryKind.EPISODE,) * 4 + (MemoryKind.FACT,))
+        at = START + timedelta(hours=rng.randrange(48))  # equal times too: only a newer memory restates
+        belief = None
+        if kind is MemoryKind.FACT and rng.random() < 0.7:
+            cardinality = Cardinality.ONE if rng.random() < 0.7 else Cardinality.MANY
+            belief = Belief(f"b{number}", "user", "works_at", "x", text, at, at, cardinality=cardinality)
+        rows.append((Memory(id=f"m{number}", kind=kind, text=text, importance=0.5, stability_hours=100.0,
+                            created_at=at, last_accessed_at=at, critical=rng.random() < 0.1,
+                            subject=rng.choice((None, "user", "Ana"))), belief))
+    vectors = HashingEmbedder(16).embed([m.text for m, _ in rows])  # few dims: many close pairs
+    return rows, np.asarray(vectors, dtype=np.float32)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_restatement_veto_drops_what_the_plain_pairwise_veto_drops(seed: int) -> None:
+    rng = random.Random(seed)
+    rows, vectors = restatement_pool(rng, 120)
+    for least in (0.0, 0.3, 0.6, 0.9, 1.0, 1.01):
+        expected = plain_restated(rows, vectors, least)
+        assert restatements.restated(rows, vectors, least) == expected, least
+        changes = [states_a_change(m) for m, _ in rows]
+        assert restatements.restated(rows, vectors, least, changes) == expected, least
+    assert plain_restated(rows, vectors, 0.3)  # the pools do exercise the veto
+
+
+def test_warm_recall_with_the_restatement_veto_on_returns_what_a_cold_engine_returns(tmp_path) -> None:  # noqa: ANN001
+    """The change cues kept in the index follow edited texts: a warm engine against a fresh open."""
+    path, clock, rng = str(tmp_path / "t.sqlite"), FixedClock(START), random.Random(11)
+    config = EngineConfig(restatement_similarity=0.2)
+    warm = make_engine(clock, path=path, config=config)
+    for number in range(60):
+        text = rng.choice(_SPEAKERS) + rng.choice(_CHANGED + _PLAIN)
+        warm.observe(text if number % 3 else synthetic_sentence(rng), message_id=f"m{number}")
+        clock.advance(timedelta(minutes=30))
+    warm.observe("Ana: Our weekly team sync is on Mondays.", message_id="old")
+    clock.advance(timedelta(hours=1))
+    newer = [m.id for m in warm.observe("Ana: Our weekly team sync is on Thursdays.", message_id="new").memories]
+    asked = ["when is the weekly team sync?", "what about the band?", "the team sync on Thursdays", "yoga"]
+    vetoed = []
+    for round_number in range(12):
+        query = asked[round_number % len(asked)]
+        if round_number % 4 == 3:  # the newer text gains or loses its change cue in place
+            edited = warm.store.get_memory(newer[0])
+            text = edited.text.replace(" now.", ".") if edited.text.endswith(" now.") else edited.text[:-1] + " now."
+            with warm.store.transaction():
+                warm.store.update_memory(replace(edited, text=text))
+            warm._rt.index_update(warm.store.get_memory(edited.id))  # noqa: SLF001 - as the engine's writes do
+        cold = make_engine(clock, path=path, config=config)
+        expected = cold.recall(query, 1024, reinforce=False)
+        cold.close()
+        assert replace(warm.recall(query, 1024, reinforce=round_number % 2 == 0), events=()) == expected
+        vetoed.append(not any("Mondays" in item.text for item in expected.items))
+        clock.advance(timedelta(hours=2))
+    assert True in vetoed and False in vetoed  # the edits do switch the veto on and off
+    warm.close()

@@ -13,7 +13,7 @@ Pure: recall applies them once to its candidate pool, with the open reviews it r
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Protocol, Self, TypeVar
 
 import numpy as np
@@ -90,23 +90,33 @@ def _retirable(memory: Memory, belief: Belief | None) -> bool:
     return memory.kind is MemoryKind.FACT and belief is not None and belief.cardinality is Cardinality.ONE
 
 
-def restated(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray, least_similarity: float) -> set[str]:
-    """Ids of memories a newer, change-cued memory of the same person and slot restates (pure)."""
-    newer = [i for i, (m, _) in enumerate(memories) if states_a_change(m)]
+def restated(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray, least_similarity: float,
+             changes: Sequence[bool] | None = None) -> set[str]:
+    """Ids of memories a newer, change-cued memory of the same person and slot restates (pure).
+
+    ``changes`` may give ``states_a_change`` of each memory, worked out before (recall keeps it per memory).
+    Whom a text is about is worked out only for pairs close enough in meaning: over 400 candidates it
+    was most of a recall (docs/benchmarks.md, section 4).
+    """
+    flags = changes if changes is not None else [states_a_change(m) for m, _ in memories]
+    newer = [i for i, changed in enumerate(flags) if changed]
     if not newer:
         return set()
-    similarity = vectors @ vectors[newer].T
-    keys = [(_speaker(m), _people(m.text)) for m, _ in memories]
+    close = vectors @ vectors[newer].T >= least_similarity
+    keys: dict[int, tuple[str, frozenset[str]]] = {}
+
+    def key(i: int) -> tuple[str, frozenset[str]]:
+        if i not in keys:
+            keys[i] = (_speaker(memories[i][0]), _people(memories[i][0].text))
+        return keys[i]
     drop = set()
-    for i, (old, belief) in enumerate(memories):
-        if not _retirable(old, belief):
+    for i, column in zip(*(axis.tolist() for axis in np.nonzero(close)), strict=True):
+        old, belief = memories[i]
+        j = newer[column]
+        if old.id in drop or j == i or not _retirable(old, belief) or memories[j][0].created_at <= old.created_at:
             continue
-        for column, j in enumerate(newer):
-            new = memories[j][0]
-            if j != i and new.created_at > old.created_at and keys[i][0] == keys[j][0] \
-                    and same_people(keys[i][1], keys[j][1]) and similarity[i, column] >= least_similarity:
-                drop.add(old.id)
-                break
+        if key(i)[0] == key(j)[0] and same_people(key(i)[1], key(j)[1]):
+            drop.add(old.id)
     return drop
 
 

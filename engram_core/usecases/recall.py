@@ -51,7 +51,8 @@ def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool) -> Pool:
     if not candidates:
         return pool
     vectors = index.vectors[[c.position for c in candidates]]
-    drop = restated([(c.memory, c.entry.belief) for c in candidates], vectors, rt.config.restatement_similarity)
+    drop = restated([(c.memory, c.entry.belief) for c in candidates], vectors, rt.config.restatement_similarity,
+                    [c.entry.states_a_change for c in candidates])
     kept = demoted([c for c in candidates if c.memory.id not in drop], rt.store.possibly_stale(),
                    rt.config.possibly_stale_factor)
     return replace(pool, candidates=kept)
