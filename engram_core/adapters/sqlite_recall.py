@@ -29,7 +29,7 @@ from engram_core.core.model import Belief, Memory, MemoryKind, MemoryStatus
 _BLOCK = 4096  # vectors decoded at a time: small temporaries, one pass over the matrix
 _NO_TIME = "1970-01-01T00:00:00.000000Z"
 _DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22, 23, 24, 25]
-_MARKS = {4: b"-", 7: b"-", 10: b"T", 13: b":", 16: b":", 19: b".", 26: b"Z", 27: b"\0"}  # then the end
+_MARKS = {4: b"-", 7: b"-", 10: b"T", 13: b":", 16: b":", 19: b".", 26: b"Z"}
 # Years whose epoch microseconds a float64 holds exactly, so that hours come out as epoch_hours gives them.
 _SAFE_US = tuple(int(np.datetime64(day, "us").astype(np.int64)) for day in ("1700-01-01", "2250-01-01"))
 _KIND_CASE = "CASE kind " + " ".join(f"WHEN '{k.value}' THEN {i}" for i, k in enumerate(KINDS)) + " ELSE -1 END"
@@ -49,7 +49,7 @@ def _columns_sql(dim: int) -> str:
     flags = (f"coalesce(({_SURE}) AND (embedding IS NULL OR embed_dim IS {dim}), 0) + 2 * coalesce(critical != 0, 0) "
              f"+ 4 * (status = '{MemoryStatus.ARCHIVED.value}') + 8 * ({_KIND_CASE})")
     return (
-        f"SELECT {flags}, rowid, id, importance, stability_hours, created_at || ' ' || last_accessed_at, "
+        f"SELECT {flags}, rowid, id, importance, stability_hours, coalesce(created_at || ' ' || last_accessed_at, ''), "
         "CASE WHEN status_changed_at != '' THEN status_changed_at END, session_id, "
         f"CASE WHEN kind != '{episode}' THEN subject WHEN instr(substr(text, 1, {SPEAKER_PREFIX}), ': ') > 0 "
         f"THEN substr(text, 1, {SPEAKER_PREFIX}) END, embedding "
@@ -57,28 +57,33 @@ def _columns_sql(dim: int) -> str:
     )
 
 
-def _parse(texts: list, one_by_one: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """(epoch microseconds, fine) of times written as ``to_storage`` writes them; the rest are not fine."""
+def _ascii(texts: list[str], width: int) -> np.ndarray:
+    """(n, width) bytes of each text, zero-padded; a text that is not ASCII becomes empty (so not a time)."""
     try:
-        raw = np.array([t if isinstance(t, str) else "" for t in texts], dtype="S28").view(np.uint8)
-    except UnicodeEncodeError:  # not ASCII: one at a time
-        return _one_by_one(texts) if one_by_one else (np.zeros(len(texts), np.int64), np.zeros(len(texts), bool))
-    raw = raw.reshape(len(texts), 28)
-    fine = np.all((raw[:, _DIGITS] >= ord("0")) & (raw[:, _DIGITS] <= ord("9")), axis=1)
+        raw = np.array(texts, dtype=f"S{width}")
+    except UnicodeEncodeError:
+        raw = np.array([t if t.isascii() else "" for t in texts], dtype=f"S{width}")
+    return raw.view(np.uint8).reshape(len(texts), width)
+
+
+def _stamps(raw: np.ndarray, ended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(epoch microseconds, fine) of (n, 27) bytes holding times as ``to_storage`` writes them; ``ended``: the
+    text stops after them. A time of another form, or not a real one (30 February), is not fine."""
+    fine = ended & np.all((raw[:, _DIGITS] >= ord("0")) & (raw[:, _DIGITS] <= ord("9")), axis=1)
     for column, mark in _MARKS.items():
         fine &= raw[:, column] == mark[0]
-    stamps = np.ascontiguousarray(raw[:, :26]).view("S26").ravel()
+    stamps = np.ascontiguousarray(raw[:, :26]).view("S26").ravel().copy()
     stamps[~fine] = _NO_TIME[:26].encode()
     try:
         micros = stamps.astype("datetime64[us]").astype(np.int64)
-    except ValueError:  # a day, hour or minute out of range somewhere
-        return _one_by_one(texts) if one_by_one else (np.zeros(len(texts), np.int64), np.zeros(len(texts), bool))
+    except ValueError:  # a day, hour or minute out of range somewhere: find it
+        micros = np.zeros(len(stamps), dtype=np.int64)
+        for i in np.flatnonzero(fine).tolist():
+            try:
+                micros[i] = stamps[i : i + 1].astype("datetime64[us]").astype(np.int64)[0]
+            except ValueError:
+                fine[i] = False
     return micros, fine & (micros >= _SAFE_US[0]) & (micros < _SAFE_US[1])
-
-
-def _one_by_one(texts: list) -> tuple[np.ndarray, np.ndarray]:
-    found = [_parse([t], one_by_one=False) for t in texts]
-    return np.concatenate([f[0] for f in found]), np.concatenate([f[1] for f in found])
 
 
 class _Rows:
@@ -90,23 +95,25 @@ class _Rows:
         flag = np.array(flags, dtype=np.int64)
         self.sure = (flag & 1).astype(bool) & (flag >= 0)
         self.critical, self.archived, self.kinds = (flag & 2) > 0, (flag & 4) > 0, (flag >> 3).astype(np.int8)
-        times = [t if isinstance(t, str) and len(t) == 55 and t[27] == " " else "" for t in times]
-        micros, fine = _parse([t[:27] for t in times] + [t[28:] for t in times])
-        self.created_us, self.accessed_us = micros[: len(found)], micros[len(found):]
-        self.sure &= fine[: len(found)] & fine[len(found):]
+        both = _ascii(times, 56)  # "created accessed": 27 + 1 + 27 characters, then nothing
+        self.created_us, created_fine = _stamps(both[:, :27], both[:, 27] == ord(" "))
+        self.accessed_us, accessed_fine = _stamps(both[:, 28:55], both[:, 55] == 0)
+        self.sure &= created_fine & accessed_fine
         stated = [i for i, t in enumerate(changed) if t is not None]
-        self.sure[stated] &= _parse([changed[i] for i in stated])[1]
-        self.sure &= np.array([b is None or (isinstance(b, bytes) and len(b) in (dim + 4, 4 * dim))
-                               for b in self.blobs], dtype=bool)
+        if stated:
+            told = _ascii([t if isinstance(t, str) else "" for t in (changed[i] for i in stated)], 28)
+            self.sure[stated] &= _stamps(told[:, :27], told[:, 27] == 0)[1]
+        self.sizes = np.array([len(b) if b.__class__ is bytes else -(b is not None) for b in self.blobs], np.int64)
+        self.sure &= (self.sizes == 0) | (self.sizes == dim + 4) | (self.sizes == 4 * dim)
         unsure = np.flatnonzero(~self.sure).tolist()
         for i in unsure:  # values the fast path must not read
             importance[i] = stability[i] = 0.0
-            self.blobs[i] = None
+        self.sizes[unsure] = 0
         self.importance, self.stability = np.array(importance, np.float64), np.array(stability, np.float64)
         self.created_h = self.created_us / 1e6 / 3600.0  # as epoch_hours: exact while microseconds fit 53 bits
         self.accessed_h = self.accessed_us / 1e6 / 3600.0
         self.readable = self.sure.copy()
-        self.indexed = self.sure & np.array([b is not None for b in self.blobs], dtype=bool)
+        self.indexed = self.sure & (self.sizes > 0)
         self.decoded: dict[int, Memory] = {}  # rows decoded the ordinary way
 
     def take(self, i: int, memory: Memory | None, dim: int) -> None:
@@ -124,6 +131,8 @@ class _Rows:
 
     def entity_keys(self, keep: list[int]) -> list[str | None]:
         """``memory_entity`` of each kept row: of an episode's text start, or of the subject."""
+        if not self.decoded and all(name is None for name in self.names):
+            return [None] * len(keep)
         episode, known = KINDS.index(MemoryKind.EPISODE), {}
         found: list[str | None] = []
         kinds = self.kinds.tolist()
@@ -142,7 +151,7 @@ class _Rows:
 
     def fill_vectors(self, out: np.ndarray, keep: np.ndarray, dim: int) -> None:
         """The kept rows' vectors into ``out`` in order, int8 and float32 layouts alike, a block at a time."""
-        sizes = np.array([len(b) if b is not None else 0 for b in self.blobs], dtype=np.int64)[keep]
+        sizes = self.sizes[keep]
         for width, dtype in ((dim + 4, np.int8), (4 * dim, np.uint8)):
             targets = np.flatnonzero(sizes == width)
             for start in range(0, len(targets), _BLOCK):
@@ -150,8 +159,12 @@ class _Rows:
                 raw = np.frombuffer(b"".join([self.blobs[i] for i in keep[block].tolist()]), dtype=dtype)
                 raw = raw.reshape(len(block), width)
                 where = slice(int(block[0]), int(block[-1]) + 1) if block[-1] - block[0] == len(block) - 1 else block
-                if dtype is np.int8:  # as blob_to_vector: int8 components times their float32 scale
-                    out[where] = raw[:, 4:].astype(np.float32) * raw[:, :4].copy().view(np.float32)
+                if dtype is np.int8:  # as blob_to_vector: int8 components (cast to float32) times their scale
+                    scales = raw[:, :4].copy().view(np.float32)
+                    if isinstance(where, slice):
+                        np.multiply(raw[:, 4:], scales, out=out[where])
+                    else:
+                        out[where] = np.multiply(raw[:, 4:], scales, dtype=np.float32)
                 else:
                     out[where] = raw.view(np.float32)
         for pos, i in enumerate(keep.tolist()):
