@@ -115,6 +115,8 @@ class ScalePoint:
     recall_max_ms: float
     full_gcs: int  # full (generation 2) garbage collections during the timed recalls
     full_gc_max_ms: float
+    full_gc_max_cpu_ms: float
+    entries_read: int  # memories whose full entry the index read (as candidates) by the end of the timed recalls
     floor_p50_ms: float
     observe_p50_ms: float
     observe_p95_ms: float
@@ -137,16 +139,18 @@ class FullCollections:
     """Times of the full garbage collections while it is open (``gc.callbacks``: this process only)."""
 
     def __init__(self) -> None:
-        self.pauses: list[float] = []
-        self._started = 0.0
+        self.pauses: list[float] = []  # wall ms
+        self.cpu: list[float] = []  # process CPU ms: on a shared machine the wall time holds the wait too
+        self._started = (0.0, 0.0)
 
     def _callback(self, phase: str, info: dict) -> None:
         if info.get("generation") != 2:
             return
         if phase == "start":
-            self._started = time.perf_counter()
+            self._started = (time.perf_counter(), time.process_time())
         else:
-            self.pauses.append((time.perf_counter() - self._started) * 1000.0)
+            self.pauses.append((time.perf_counter() - self._started[0]) * 1000.0)
+            self.cpu.append((time.process_time() - self._started[1]) * 1000.0)
 
     def __enter__(self) -> FullCollections:
         gc.callbacks.append(self._callback)
@@ -173,6 +177,7 @@ def measure(count: int, dim: int, queries: int, seed: int, warmup: int = 0) -> S
             timed = [_timed_cpu(lambda q=q: engine.recall(q, 1024))
                      for q in progress(asks[1 + warmup:], f"recall {count:,}", unit="q")]
         recall, cpu = [wall for wall, _ in timed], [used for _, used in timed]
+        entries_read = engine._rt.index().entries.read_so_far()  # noqa: SLF001 - what the index holds in full
         floor = _floor_ms(engine, dim, max(queries, 50))
         observe = []
         for number in range(max(queries // 2, 20)):
@@ -185,7 +190,7 @@ def measure(count: int, dim: int, queries: int, seed: int, warmup: int = 0) -> S
     return ScalePoint(count, dim, fill_s, first, first_cpu, warmup, percentile(warming, 95),
                       percentile(recall, 50), percentile(recall, 95),
                       percentile(cpu, 50), percentile(cpu, 95), max(recall), len(collections.pauses),
-                      max(collections.pauses, default=0.0), floor,
+                      max(collections.pauses, default=0.0), max(collections.cpu, default=0.0), entries_read, floor,
                       percentile(observe, 50), percentile(observe, 95), peak)
 
 
@@ -202,10 +207,12 @@ def _sizes(text: str, field: str) -> tuple[int, ...]:
 def build_report(points: list[ScalePoint], settings: dict) -> Report:
     columns = ("memories", "dim", "first recall ms", "first recall CPU ms", "warm-up p95 ms", "recall p50 ms",
                "recall p95 ms", "recall CPU p50 ms", "recall CPU p95 ms", "recall max ms", "full GCs",
-               "full GC max ms", "numpy floor ms", "p95 / floor", "observe p50 ms", "observe p95 ms", "peak RSS MB")
+               "full GC max ms", "full GC max CPU ms", "entries read", "numpy floor ms", "p95 / floor",
+               "observe p50 ms", "observe p95 ms", "peak RSS MB")
     rows = tuple((p.memories, p.dim, p.first_recall_ms, p.first_recall_cpu_ms, p.warmup_p95_ms, p.recall_p50_ms,
                   p.recall_p95_ms, p.recall_cpu_p50_ms, p.recall_cpu_p95_ms, p.recall_max_ms, p.full_gcs,
-                  p.full_gc_max_ms, p.floor_p50_ms, p.floor_ratio, p.observe_p50_ms, p.observe_p95_ms, p.peak_rss_mb)
+                  p.full_gc_max_ms, p.full_gc_max_cpu_ms, p.entries_read, p.floor_p50_ms, p.floor_ratio,
+                  p.observe_p50_ms, p.observe_p95_ms, p.peak_rss_mb)
                  for p in points)
     report = Report("scale", settings, [Table("Latency by store size (budget 1,024 tokens)", columns, rows)])
     series = []
