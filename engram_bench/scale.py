@@ -11,6 +11,7 @@ the same embedding matrix.
 
 from __future__ import annotations
 
+import gc
 import random
 import resource
 import time
@@ -104,12 +105,18 @@ class ScalePoint:
     dim: int
     fill_s: float
     first_recall_ms: float
+    first_recall_cpu_ms: float
     warmup_queries: int
     warmup_p95_ms: float  # the recalls that fill the caches: postings of new words, lines of new candidates
     recall_p50_ms: float
     recall_p95_ms: float
     recall_cpu_p50_ms: float
     recall_cpu_p95_ms: float
+    recall_max_ms: float
+    full_gcs: int  # full (generation 2) garbage collections during the timed recalls
+    full_gc_max_ms: float
+    full_gc_max_cpu_ms: float
+    entries_read: int  # memories whose full entry the index read (as candidates) by the end of the timed recalls
     floor_p50_ms: float
     observe_p50_ms: float
     observe_p95_ms: float
@@ -128,22 +135,49 @@ def _floor_ms(engine: Engine, dim: int, repeats: int) -> float:
     return percentile([_timed(lambda: matrix @ query) for _ in range(repeats)], 50)
 
 
+class FullCollections:
+    """Times of the full garbage collections while it is open (``gc.callbacks``: this process only)."""
+
+    def __init__(self) -> None:
+        self.pauses: list[float] = []  # wall ms
+        self.cpu: list[float] = []  # process CPU ms: on a shared machine the wall time holds the wait too
+        self._started = (0.0, 0.0)
+
+    def _callback(self, phase: str, info: dict) -> None:
+        if info.get("generation") != 2:
+            return
+        if phase == "start":
+            self._started = (time.perf_counter(), time.process_time())
+        else:
+            self.pauses.append((time.perf_counter() - self._started[0]) * 1000.0)
+            self.cpu.append((time.process_time() - self._started[1]) * 1000.0)
+
+    def __enter__(self) -> FullCollections:
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        gc.callbacks.remove(self._callback)
+
+
 def measure(count: int, dim: int, queries: int, seed: int, warmup: int = 0) -> ScalePoint:
     config, embedder, rng = EngineConfig(), HashingEmbedder(dim), random.Random(seed + 1)
     store = SqliteStore(":memory:")
     started = time.perf_counter()
     fill_store(store, embedder, count, seed, config)
     fill_s = time.perf_counter() - started
-    clock = FixedClock(BENCH_START)
-    engine = Engine(store, embedder=embedder, llm=OfflineLLM(), tokens=default_token_counter(), clock=clock,
-                    config=config)
+    clock, tokens = FixedClock(BENCH_START), default_token_counter()
+    tokens.count("loaded")  # the vocabulary loads once per process (~0.2 s), not per tenant: not in the first recall
+    engine = Engine(store, embedder=embedder, llm=OfflineLLM(), tokens=tokens, clock=clock, config=config)
     try:
         asks = [synthetic_sentence(rng).rstrip(".") + "?" for _ in range(1 + warmup + queries)]
-        first = _timed(lambda: engine.recall(asks[0], 1024))
+        first, first_cpu = _timed_cpu(lambda: engine.recall(asks[0], 1024))
         warming = [_timed(lambda q=q: engine.recall(q, 1024)) for q in asks[1:1 + warmup]]
-        timed = [_timed_cpu(lambda q=q: engine.recall(q, 1024))
-                 for q in progress(asks[1 + warmup:], f"recall {count:,}", unit="q")]
+        with FullCollections() as collections:
+            timed = [_timed_cpu(lambda q=q: engine.recall(q, 1024))
+                     for q in progress(asks[1 + warmup:], f"recall {count:,}", unit="q")]
         recall, cpu = [wall for wall, _ in timed], [used for _, used in timed]
+        entries_read = engine._rt.index().entries.read_so_far()  # noqa: SLF001 - what the index holds in full
         floor = _floor_ms(engine, dim, max(queries, 50))
         observe = []
         for number in range(max(queries // 2, 20)):
@@ -153,9 +187,10 @@ def measure(count: int, dim: int, queries: int, seed: int, warmup: int = 0) -> S
     finally:
         engine.close()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    return ScalePoint(count, dim, fill_s, first, warmup, percentile(warming, 95),
+    return ScalePoint(count, dim, fill_s, first, first_cpu, warmup, percentile(warming, 95),
                       percentile(recall, 50), percentile(recall, 95),
-                      percentile(cpu, 50), percentile(cpu, 95), floor,
+                      percentile(cpu, 50), percentile(cpu, 95), max(recall), len(collections.pauses),
+                      max(collections.pauses, default=0.0), max(collections.cpu, default=0.0), entries_read, floor,
                       percentile(observe, 50), percentile(observe, 95), peak)
 
 
@@ -170,12 +205,15 @@ def _sizes(text: str, field: str) -> tuple[int, ...]:
 
 
 def build_report(points: list[ScalePoint], settings: dict) -> Report:
-    columns = ("memories", "dim", "first recall ms", "warm-up p95 ms", "recall p50 ms", "recall p95 ms",
-               "recall CPU p50 ms", "recall CPU p95 ms", "numpy floor ms", "p95 / floor", "observe p50 ms",
-               "observe p95 ms", "peak RSS MB")
-    rows = tuple((p.memories, p.dim, p.first_recall_ms, p.warmup_p95_ms, p.recall_p50_ms, p.recall_p95_ms,
-                  p.recall_cpu_p50_ms, p.recall_cpu_p95_ms, p.floor_p50_ms, p.floor_ratio, p.observe_p50_ms,
-                  p.observe_p95_ms, p.peak_rss_mb) for p in points)
+    columns = ("memories", "dim", "first recall ms", "first recall CPU ms", "warm-up p95 ms", "recall p50 ms",
+               "recall p95 ms", "recall CPU p50 ms", "recall CPU p95 ms", "recall max ms", "full GCs",
+               "full GC max ms", "full GC max CPU ms", "entries read", "numpy floor ms", "p95 / floor",
+               "observe p50 ms", "observe p95 ms", "peak RSS MB")
+    rows = tuple((p.memories, p.dim, p.first_recall_ms, p.first_recall_cpu_ms, p.warmup_p95_ms, p.recall_p50_ms,
+                  p.recall_p95_ms, p.recall_cpu_p50_ms, p.recall_cpu_p95_ms, p.recall_max_ms, p.full_gcs,
+                  p.full_gc_max_ms, p.full_gc_max_cpu_ms, p.entries_read, p.floor_p50_ms, p.floor_ratio,
+                  p.observe_p50_ms, p.observe_p95_ms, p.peak_rss_mb)
+                 for p in points)
     report = Report("scale", settings, [Table("Latency by store size (budget 1,024 tokens)", columns, rows)])
     series = []
     for dim in dict.fromkeys(p.dim for p in points):

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from engram_core.core.errors import StoreError
+from engram_core.core.index_columns import IndexColumns, columns_from_rows
 from engram_core.migrations import LATEST_SCHEMA
 from engram_core.core.model import (
     AccessState, Belief, DreamAction, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall,
@@ -228,6 +229,14 @@ class MemoryStore:
         current = {b.id: b for b in self._state.beliefs.values() if b.is_current()}
         return [(m, current.get(m.belief_id) if m.belief_id else None)
                 for m in self._state.memories.values() if m.status in RECALLABLE]
+
+    def recall_columns(self, dim: int, room: Callable[[int], int]) -> IndexColumns:
+        return columns_from_rows(dim, self.active_with_beliefs(), room)
+
+    def recallable_entries(self, ids: Sequence[str]) -> list[tuple[Memory, Belief | None]]:
+        current = {b.id: b for b in self._state.beliefs.values() if b.is_current()}
+        found = [m for i in ids if (m := self._state.memories.get(i)) is not None]
+        return [(m, current.get(m.belief_id) if m.belief_id else None) for m in found]
 
     def delete_memory(self, memory_id: str) -> None:
         self._state.memories.pop(memory_id, None)

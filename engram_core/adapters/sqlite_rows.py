@@ -55,6 +55,15 @@ def each(found: Iterable[sqlite3.Row], decode: Callable[[sqlite3.Row], T]) -> li
     return decoded
 
 
+def decoded_or_none(row: sqlite3.Row, decode: Callable[[sqlite3.Row], T]) -> T | None:
+    """One row as ``each`` reads it: None (and logged) if it cannot be read."""
+    try:
+        return decode(row)
+    except UnreadableRecordError as exc:
+        _warn_skipped(exc.table, exc.row_id, exc.reason)
+        return None
+
+
 def insert(conn: sqlite3.Connection, table: str, params: dict) -> None:
     """``table`` and the column names are ours, never caller text."""
     marks = ", ".join(":" + k for k in params)

@@ -14,6 +14,7 @@ from engram_core.adapters import sqlite_rows as rows
 from engram_core.adapters.sqlite_lexical import RECALLABLE_SQL, CacheKey, LexicalCache, fts_search
 from engram_core.adapters.sqlite_exchange import ExchangeRows
 from engram_core.adapters.sqlite_purge import PurgeRows
+from engram_core.adapters.sqlite_recall import RecallRows
 from engram_core.adapters.sqlite_reviews import StaleReviewRows
 from engram_core.adapters.sqlite_usage import UsageRows
 from engram_core.adapters.sqlite_working import WorkingFileRows
@@ -47,7 +48,7 @@ def _connect(path: str) -> sqlite3.Connection:
     return conn
 
 
-class SqliteStore(UsageRows, StaleReviewRows, ExchangeRows, WorkingFileRows):
+class SqliteStore(UsageRows, StaleReviewRows, ExchangeRows, WorkingFileRows, RecallRows):
     """All SQL lives here; the engine speaks in domain values."""
 
     def __init__(self, path: str | Path = ":memory:") -> None:

@@ -27,11 +27,21 @@ def entity_key(name: str) -> str | None:
     return " ".join(words)
 
 
+_LONGEST_SPEAKER = 64  # characters before ": "; a longer head is a sentence
+SPEAKER_PREFIX = _LONGEST_SPEAKER + 2  # the start of an episode's text that decides its speaker
+
+
+def speaker_entity(text: str) -> str | None:
+    """The speaker an episode's text names (its ``speaker: `` prefix); its first SPEAKER_PREFIX characters
+    decide it."""
+    head, sep, _ = text.partition(": ")
+    return entity_key(head) if sep and len(head) <= _LONGEST_SPEAKER else None
+
+
 def memory_entity(memory: Memory) -> str | None:
     """The speaker of an episode (its ``speaker: `` prefix) or the subject of a fact."""
     if memory.kind is MemoryKind.EPISODE:
-        head, sep, _ = memory.text.partition(": ")
-        return entity_key(head) if sep and len(head) <= 64 else None
+        return speaker_entity(memory.text)
     return entity_key(memory.subject) if memory.subject else None
 
 

@@ -2,80 +2,26 @@
 
 Loaded once per open and kept in step with the engine's own writes, so recall
 is one matrix-vector product plus vectorised scoring, not a row-by-row scan.
+``load`` starts it from a store's columns (``index_columns.py``), reading each memory's entry only
+when recall first needs it; ``build`` adds decoded rows one by one, and the two give equal indexes
+(tests/test_index_load.py compares every attribute).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from dataclasses import replace
+from datetime import datetime
 
 import numpy as np
 
 from engram_core.core.config import EngineConfig
 from engram_core.core.entities import memory_entity
-from engram_core.core.model import Belief, Cardinality, Memory, MemoryKind, MemoryStatus
-from engram_core.core.render import BlockForm
-from engram_core.core.restatements import states_a_change
+from engram_core.core.index_columns import KINDS, IndexColumns, epoch_hours, room_for
+from engram_core.core.index_entries import EntryFetch, IndexEntries, IndexEntry, entry_of, veto_key
+from engram_core.core.model import Belief, Memory, MemoryKind, MemoryStatus
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+__all__ = ["ActiveIndex", "IndexEntry", "epoch_hours", "veto_key"]
 _COLUMNS = ("importance", "stability", "accessed_h", "created_h", "prior", "critical", "archived")
-
-
-def epoch_hours(moment: datetime) -> float:
-    return (moment - _EPOCH).total_seconds() / 3600.0
-
-
-def veto_key(belief: Belief | None) -> str | None:
-    if belief is None or belief.cardinality is not Cardinality.ONE:
-        return None
-    return f"{belief.subject}\x1f{belief.predicate}"
-
-
-@dataclass
-class IndexEntry:
-    memory: Memory
-    veto_key: str | None
-    valid_from: datetime
-    belief: Belief | None = None  # the current belief the memory states, if any
-    # Per block form, the rendered line and what it costs, kept while rendering gives the same
-    # line: counting 400 candidates' tokens on every recall was a quarter of recall time
-    # (docs/benchmarks.md, section 4). ``stale`` forms are re-rendered and recounted only if changed.
-    rendered: dict[BlockForm, tuple[str, int]] = field(default_factory=dict)
-    stale: set[BlockForm] = field(default_factory=set)
-
-    @property
-    def text_key(self) -> str:
-        """The text as a repeat is recognised: case and spacing aside (kept until the text changes)."""
-        if self._key_of != self.memory.text:
-            self._key, self._key_of = " ".join(self.memory.text.lower().split()), self.memory.text
-        return self._key
-
-    _key: str = field(default="", repr=False)
-    _key_of: str | None = field(default=None, repr=False)
-
-    @property
-    def states_a_change(self) -> bool:
-        """Whether the text carries a change cue (``restatements``), kept until the text changes: three
-        regular expressions over 400 candidates were 3.5 ms of every recall (docs/benchmarks.md, section 4)."""
-        if self._change_of != self.memory.text:
-            self._change, self._change_of = states_a_change(self.memory), self.memory.text
-        return self._change
-
-    _change: bool = field(default=False, repr=False)
-    _change_of: str | None = field(default=None, repr=False)
-
-    def line_and_tokens(self, form: BlockForm, render: Callable[[IndexEntry], str],
-                        count: Callable[[str], int]) -> tuple[str, int]:
-        """``render(entry)`` and ``count(line)`` for one form, recounted only when the line changes."""
-        cached = self.rendered.get(form)
-        if cached is not None and form not in self.stale:
-            return cached
-        line = render(self)
-        if cached is None or cached[0] != line:
-            cached = self.rendered[form] = (line, count(line))
-        self.stale.discard(form)
-        return cached
 
 
 class ActiveIndex:
@@ -84,7 +30,7 @@ class ActiveIndex:
     def __init__(self, dim: int, config: EngineConfig, capacity: int = 1024) -> None:
         self.dim = dim
         self.config = config
-        self.entries: list[IndexEntry] = []
+        self.entries = IndexEntries()
         self.position: dict[str, int] = {}
         self.vectors = np.zeros((capacity, dim), dtype=np.float32)
         self.columns = {name: np.zeros(capacity, dtype=np.float64) for name in _COLUMNS}
@@ -99,10 +45,50 @@ class ActiveIndex:
 
     @classmethod
     def build(cls, dim: int, config: EngineConfig, rows: list[tuple[Memory, Belief | None]]) -> ActiveIndex:
-        index = cls(dim, config, capacity=max(1024, 2 * len(rows)))
+        index = cls(dim, config, capacity=room_for(len(rows)))
         for memory, belief in rows:
             index.add(memory, belief)
         return index
+
+    @classmethod
+    def load(cls, dim: int, config: EngineConfig, columns: IndexColumns, fetch: EntryFetch) -> ActiveIndex:
+        """The index ``build`` makes of the same rows, from their columns; entries are read on first use."""
+        size = len(columns.ids)
+        index = cls(dim, config, capacity=columns.vectors.shape[0])
+        index.vectors = columns.vectors
+        index.entries = IndexEntries(fetch, columns.ids)
+        index.position = dict(zip(columns.ids, range(size), strict=True))
+        cols = index.columns
+        cols["importance"][:size] = columns.importance
+        cols["stability"][:size] = columns.stability
+        cols["accessed_h"][:size] = columns.accessed_h
+        cols["created_h"][:size] = columns.created_h
+        priors = np.zeros(len(KINDS), dtype=np.float64)
+        for kind in np.unique(columns.kinds).tolist():  # the kinds present, as ``build`` looks them up
+            priors[kind] = config.type_prior[KINDS[kind]]
+        cols["prior"][:size] = priors[columns.kinds]
+        cols["critical"][:size] = columns.critical | (columns.importance >= config.critical_importance)
+        cols["archived"][:size] = columns.archived
+        index.alive[:size] = True
+        index._link_all(columns)
+        for pos, key in enumerate(columns.entities):
+            if key is not None:
+                index.entity[pos] = index.entity_ids.setdefault(key, len(index.entity_ids))
+        return index
+
+    def _link_all(self, columns: IndexColumns) -> None:
+        """``_link`` for every episode of a session, in row order, by creation time."""
+        episodes = np.flatnonzero(columns.kinds == KINDS.index(MemoryKind.EPISODE)).tolist()
+        created, sessions, last_in = columns.created_us.tolist(), columns.sessions, self._last_in_session
+        for pos in episodes:
+            session = sessions[pos]
+            if session is None:
+                continue
+            last = last_in.get(session)
+            if last is None or created[last] <= created[pos]:
+                if last is not None:
+                    self.previous[pos], self.following[last] = last, pos
+                last_in[session] = pos
 
     def _grow(self) -> None:
         size = 2 * len(self.alive)
@@ -131,8 +117,7 @@ class ActiveIndex:
         if pos >= len(self.alive):
             self._grow()
         self.position[memory.id] = pos
-        valid_from = belief.valid_from if belief else memory.created_at
-        self.entries.append(IndexEntry(memory, veto_key(belief), valid_from, belief))
+        self.entries.append(entry_of(memory, belief))
         self.vectors[pos] = memory.embedding.vector
         self._write_columns(pos, memory)
         self.alive[pos] = True

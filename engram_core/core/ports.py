@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from engram_core.core.index_columns import IndexColumns
 from engram_core.core.model import (
     AccessState, Belief, DreamProposal, Event, FactDraft, Memory, MemoryStatus, Message, ModelCall,
 )
@@ -174,6 +175,14 @@ class MemoryStore(Protocol):
 
     def active_with_beliefs(self) -> list[tuple[Memory, Belief | None]]:
         """Every recallable memory (active, decayed or archived) with the current belief it renders."""
+        ...
+
+    def recall_columns(self, dim: int, room: Callable[[int], int]) -> IndexColumns:
+        """What ``columns_from_rows(dim, active_with_beliefs(), room)`` gives, without decoding every row."""
+        ...
+
+    def recallable_entries(self, ids: Sequence[str]) -> list[tuple[Memory, Belief | None]]:
+        """These memories (any status; absent ones left out) with the current belief each renders."""
         ...
 
     def delete_memory(self, memory_id: str) -> None: ...

@@ -126,6 +126,7 @@ def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarra
     room_in_cold_tier = max(0, rt.config.wake_pool - int(np.count_nonzero(eligible & cold)))
     fill = _best_of(parts["similarity"], cold & ~eligible, rt.config.fill_similarity, room_in_cold_tier)
     entries = index.entries
+    entries.prefetch(np.concatenate([chosen, fill]))  # a loaded index reads the entries it lacks in one query
     fillers = frozenset(entries[i].memory.id for i in fill.tolist())
     chosen = np.concatenate([chosen, fill])
     scores = parts["score"][chosen].tolist()  # Python floats: round() as in the breakdown

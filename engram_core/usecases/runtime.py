@@ -13,6 +13,7 @@ import numpy as np
 from engram_core.core.config import EngineConfig
 from engram_core.core.errors import EmbeddingMismatchError, ProviderError
 from engram_core.core.index import ActiveIndex
+from engram_core.core.index_columns import room_for
 from engram_core.core.model import Belief, Event, EventKind, Memory, ModelCall, Scalar
 from engram_core.core.ports import LLM, Clock, Embedder, TenantStore, TokenCounter, UsageSource
 from engram_core.core.timeutil import stored_offset
@@ -132,8 +133,8 @@ class Runtime:
         """The active-memory index, rebuilt only when another connection changed the store."""
         version = self.store.data_version()
         if self._index is None or version != self._index_version:
-            rows = self.store.active_with_beliefs()
-            self._index = ActiveIndex.build(self.embedder.dim, self.config, rows)
+            columns = self.store.recall_columns(self.embedder.dim, room_for)
+            self._index = ActiveIndex.load(self.embedder.dim, self.config, columns, self.store.recallable_entries)
             self._index_version = version
         return self._index
 
@@ -144,7 +145,9 @@ class Runtime:
         index = self._index
         if index is None or self.store.data_version() != self._index_version:
             return self.store.memories_by_ids(ids)
-        found = [index.entries[pos].memory for i in ids if (pos := index.position.get(i)) is not None]
+        positions = [pos for i in ids if (pos := index.position.get(i)) is not None]
+        index.entries.prefetch(positions)
+        found = [index.entries[pos].memory for pos in positions]
         return found if len(found) == len(ids) else self.store.memories_by_ids(ids)
 
     def drop_index(self) -> None:
