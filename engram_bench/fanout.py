@@ -50,7 +50,7 @@ class FcStandIn:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("content-length", "0")))
                 with lock:
                     stand_in.calls += 1

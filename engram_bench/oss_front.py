@@ -88,7 +88,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
-    do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = _handle  # noqa: N815 - http.server's naming
+    do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = _handle
 
 
 def _create_only(headers: dict[str, str]) -> bool:

@@ -129,7 +129,7 @@ class ScalePoint:
 
 def _floor_ms(engine: Engine, dim: int, repeats: int) -> float:
     """numpy reading the same embedding matrix once: one matrix-vector product."""
-    index = engine._rt.index()  # noqa: SLF001 - the very matrix recall reads
+    index = engine._rt.index()
     matrix = index.vectors[: index.size()]
     query = np.full(dim, 1 / np.sqrt(dim), dtype=matrix.dtype)  # the dtype recall's query has: no upcast
     return percentile([_timed(lambda: matrix @ query) for _ in range(repeats)], 50)
@@ -177,7 +177,7 @@ def measure(count: int, dim: int, queries: int, seed: int, warmup: int = 0) -> S
             timed = [_timed_cpu(lambda q=q: engine.recall(q, 1024))
                      for q in progress(asks[1 + warmup:], f"recall {count:,}", unit="q")]
         recall, cpu = [wall for wall, _ in timed], [used for _, used in timed]
-        entries_read = engine._rt.index().entries.read_so_far()  # noqa: SLF001 - what the index holds in full
+        entries_read = engine._rt.index().entries.read_so_far()
         floor = _floor_ms(engine, dim, max(queries, 50))
         observe = []
         for number in range(max(queries // 2, 20)):

@@ -57,8 +57,8 @@ class TimerEvent(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    triggerTime: AwareDatetime  # noqa: N815 - FC's field names
-    triggerName: str = Field(max_length=256)  # noqa: N815 - FC's field names
+    triggerTime: AwareDatetime
+    triggerName: str = Field(max_length=256)
     payload: str | None = Field(None, max_length=16 * 1024)
 
 

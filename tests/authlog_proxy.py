@@ -32,7 +32,7 @@ class _AuthLogHandler(_ProxyHandler):
                                  self.headers.get("x-oss-security-token")))
         self._forward(self._body())
 
-    do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = _handle  # noqa: N815
+    do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = _handle
 
 
 class AuthLogProxy(FaultProxy):

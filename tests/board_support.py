@@ -38,7 +38,7 @@ def require_chromium() -> Path:
     pytest.fail(message, pytrace=False)
 
 
-def launch(playwright):  # noqa: ANN001, ANN201 - Playwright objects
+def launch(playwright):
     return playwright.chromium.launch(executable_path=str(require_chromium()), args=CHROMIUM_ARGS,
                                       headless=True)
 
@@ -60,7 +60,7 @@ class Board:
             " && document.getElementById('app').getAttribute('aria-busy') === 'false'",
             arg=count, timeout=ACTION_TIMEOUT_MS)
 
-    def act(self, trigger) -> None:  # noqa: ANN001 - a callable that starts one action
+    def act(self, trigger) -> None:
         before = self.cards()
         trigger()
         self.wait_for_cards(before + 1)
@@ -100,7 +100,7 @@ class Board:
         assert select.input_value() == name
 
 
-def open_board(browser, url: str, **context_options: object) -> Board:  # noqa: ANN001
+def open_board(browser, url: str, **context_options: object) -> Board:
     context = browser.new_context(**context_options)
     context.set_default_timeout(ACTION_TIMEOUT_MS)
     page = context.new_page()

@@ -10,14 +10,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fakes import ScriptedLLM, counter_ids  # noqa: E402
-from memory_store import MemoryStore  # noqa: E402
+from fakes import ScriptedLLM, counter_ids
+from memory_store import MemoryStore
 
-from engram_core.adapters.clock import FixedClock  # noqa: E402
-from engram_core.adapters.sqlite_store import SqliteStore  # noqa: E402
-from engram_core.core.config import EngineConfig  # noqa: E402
-from engram_core.usecases.engine import Engine  # noqa: E402
-from engram_core.core.ports import TenantStore  # noqa: E402
+from engram_core.adapters.clock import FixedClock
+from engram_core.adapters.sqlite_store import SqliteStore
+from engram_core.core.config import EngineConfig
+from engram_core.usecases.engine import Engine
+from engram_core.core.ports import TenantStore
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 _STORE_KIND = ["sqlite"]  # what make_engine opens for ":memory:"; set per test by the store_kind fixture
@@ -51,8 +51,8 @@ def clock() -> FixedClock:
     return FixedClock(START)
 
 
-def make_engine(clock: FixedClock, llm=None, path: str = ":memory:", config: EngineConfig | None = None,  # noqa: ANN001
-                embedder=None, new_id=None, store: TenantStore | None = None) -> Engine:  # noqa: ANN001
+def make_engine(clock: FixedClock, llm=None, path: str = ":memory:", config: EngineConfig | None = None,
+                embedder=None, new_id=None, store: TenantStore | None = None) -> Engine:
     from engram_core.adapters.hashing import HashingEmbedder
     from engram_core.adapters.offline.llm import OfflineLLM
     from engram_core.adapters.tokens import ConservativeTokenCounter

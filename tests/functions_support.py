@@ -62,7 +62,7 @@ class Server:
             headers["Authorization"] = f"Bearer {key}"
         return self.session.request(method, self.url + path, headers=headers, timeout=60, **kwargs)
 
-    def as_tenant(self, tenant: str):  # noqa: ANN201 - a request function bound to one key
+    def as_tenant(self, tenant: str):
         key = TENANT_KEYS[tenant]
         return lambda method, path, **kw: self.call(method, path, key, **kw)
 
@@ -125,7 +125,7 @@ class InProcessServer:
         kwargs.pop("timeout", None)
         return self.client.request(method, path, headers=headers, **kwargs)
 
-    def as_tenant(self, tenant: str):  # noqa: ANN201 - a request function bound to one key
+    def as_tenant(self, tenant: str):
         key = TENANT_KEYS[tenant]
         return lambda method, path, **kw: self.call(method, path, key, **kw)
 

@@ -88,7 +88,7 @@ class _OssHandler(BaseHTTPRequestHandler):
                     {"Content-Type": "application/xml"}, head=self.command == "HEAD")
         return True
 
-    def do_PUT(self) -> None:  # noqa: N802 - http.server's naming
+    def do_PUT(self) -> None:
         bucket, key, _ = self._target()
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if self._v1_refused():
@@ -103,7 +103,7 @@ class _OssHandler(BaseHTTPRequestHandler):
                                                    "and can not be overwritten."), {"Content-Type": "application/xml"})
             meta = {k.lower(): v for k, v in self.headers.items() if k.lower().startswith("x-oss-meta-")}
             self.owner.objects[(bucket, key)] = (body, meta, time.time())
-        self._reply(200, headers={"ETag": f'"{hashlib.md5(body).hexdigest().upper()}"'})  # noqa: S324 - an ETag
+        self._reply(200, headers={"ETag": f'"{hashlib.md5(body).hexdigest().upper()}"'})
 
     def _object(self, head: bool) -> None:
         if self._v1_refused():
@@ -117,7 +117,7 @@ class _OssHandler(BaseHTTPRequestHandler):
                                {"Content-Type": "application/xml"}, head=head)
         body, meta, modified = found
         headers = {"Content-Type": "application/octet-stream", "Last-Modified": formatdate(modified, usegmt=True),
-                   "ETag": f'"{hashlib.md5(body).hexdigest().upper()}"', **meta}  # noqa: S324 - an ETag
+                   "ETag": f'"{hashlib.md5(body).hexdigest().upper()}"', **meta}
         self.send_response(200)
         for name, value in {"x-oss-request-id": uuid.uuid4().hex, **headers}.items():
             self.send_header(name, value)
@@ -126,13 +126,13 @@ class _OssHandler(BaseHTTPRequestHandler):
         if not head:
             self.wfile.write(body)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self._object(head=False)
 
-    def do_HEAD(self) -> None:  # noqa: N802
+    def do_HEAD(self) -> None:
         self._object(head=True)
 
-    def do_DELETE(self) -> None:  # noqa: N802
+    def do_DELETE(self) -> None:
         if self._v1_refused():
             return None
         bucket, key, _ = self._target()
@@ -156,7 +156,7 @@ class _OssHandler(BaseHTTPRequestHandler):
             body, _, modified = self.owner.objects[(bucket, key)]
             stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(modified))
             items.append(f"<Contents><Key>{name(key)}</Key><LastModified>{stamp}</LastModified>"
-                         f'<ETag>"{hashlib.md5(body).hexdigest().upper()}"</ETag><Type>Normal</Type>'  # noqa: S324
+                         f'<ETag>"{hashlib.md5(body).hexdigest().upper()}"</ETag><Type>Normal</Type>'
                          f"<Size>{len(body)}</Size><StorageClass>Standard</StorageClass></Contents>")
         tail = f"<NextMarker>{name(page[-1])}</NextMarker>" if truncated else ""
         encoding = "<EncodingType>url</EncodingType>" if encode else ""
@@ -229,7 +229,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
-    do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = _handle  # noqa: N815
+    do_GET = do_PUT = do_HEAD = do_DELETE = do_POST = _handle
 
 
 class FaultProxy(_Loopback):

@@ -183,10 +183,10 @@ class OpenAIServer:
 
 def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        def log_message(self, format: str, *args: object) -> None:
             pass
 
-        def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
             request = Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body)

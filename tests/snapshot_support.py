@@ -62,7 +62,7 @@ def make_snapshotter(store: SnapshotStore, cache_dir: Path, *, attempts: int = 8
                        retry=RetryPolicy(max_attempts=attempts, base_delay=0.002, max_delay=0.05), **extra)
 
 
-def remember(text: str):  # noqa: ANN201 - an operation for Snapshotter.run
+def remember(text: str):
     return lambda engine: engine.remember(text, kind="episode", importance=0.9)
 
 

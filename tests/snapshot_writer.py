@@ -18,12 +18,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from snapshot_support import DELTAS, WHOLE, make_snapshotter, oss_store, remember  # noqa: E402
+from snapshot_support import DELTAS, WHOLE, make_snapshotter, oss_store, remember
 
-from engram_core.snapshots.local import LocalDirStore  # noqa: E402
+from engram_core.snapshots.local import LocalDirStore
 
 
-def open_store(spec: str):  # noqa: ANN201 - SnapshotStore
+def open_store(spec: str):
     kind, _, rest = spec.partition(":")
     if kind == "local":
         return LocalDirStore(rest)
@@ -31,14 +31,14 @@ def open_store(spec: str):  # noqa: ANN201 - SnapshotStore
     return oss_store(endpoint, "s3", bucket=bucket)
 
 
-def read_modify_write(snapshots, tenant: str, workers: int, count: int, label: str) -> None:  # noqa: ANN001
+def read_modify_write(snapshots, tenant: str, workers: int, count: int, label: str) -> None:
     failures: list[str] = []
 
     def work(worker: int) -> None:
         for item in range(count):
             try:
                 snapshots.run(tenant, remember(f"{label} worker {worker} item {item}"))
-            except Exception as exc:  # noqa: BLE001 - reported to the parent test, which fails on it
+            except Exception as exc:
                 failures.append(f"{type(exc).__name__}: {exc}")
 
     threads = [threading.Thread(target=work, args=(w,)) for w in range(workers)]
@@ -51,7 +51,7 @@ def read_modify_write(snapshots, tenant: str, workers: int, count: int, label: s
                       "quarantined": counters.quarantined, "failures": failures}))
 
 
-def commit_forever(snapshots, tenant: str, label: str) -> None:  # noqa: ANN001
+def commit_forever(snapshots, tenant: str, label: str) -> None:
     item = 0
     while True:
         snapshots.run(tenant, remember(f"{label} item {item}"))

@@ -38,7 +38,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("name, call, field", CASES, ids=[f"{c[0]}-{c[2]}-{i}" for i, c in enumerate(CASES)])
-def test_bad_input_names_the_field_and_changes_nothing(clock, name, call, field) -> None:  # noqa: ANN001
+def test_bad_input_names_the_field_and_changes_nothing(clock, name, call, field) -> None:
     engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.7)))
     engine.observe("a memory that must survive")
     before = list(engine.export_lines())
@@ -50,13 +50,13 @@ def test_bad_input_names_the_field_and_changes_nothing(clock, name, call, field)
 
 @pytest.mark.parametrize("call", [lambda e: e.forget("mem_missing"), lambda e: e.get_memory("mem_missing"),
                                   lambda e: e.dream_apply("drm_missing", [])])
-def test_unknown_ids_are_not_found(clock, call) -> None:  # noqa: ANN001
+def test_unknown_ids_are_not_found(clock, call) -> None:
     engine = make_engine(clock, ScriptedLLM())
     with pytest.raises(NotFoundError):
         call(engine)
 
 
-def test_text_limit_is_configurable(clock) -> None:  # noqa: ANN001
+def test_text_limit_is_configurable(clock) -> None:
     engine = make_engine(clock, ScriptedLLM(), config=EngineConfig(max_text_bytes=100, max_message_bytes=200))
     with pytest.raises(ValidationError, match="limit is 100"):
         engine.remember("y" * 101)
@@ -64,7 +64,7 @@ def test_text_limit_is_configurable(clock) -> None:  # noqa: ANN001
         engine.observe("y" * 201)
 
 
-def test_clock_only_moves_forward(clock) -> None:  # noqa: ANN001
+def test_clock_only_moves_forward(clock) -> None:
     from datetime import timedelta
 
     engine = make_engine(clock, ScriptedLLM())

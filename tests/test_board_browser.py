@@ -24,7 +24,7 @@ EVERY_CONTROL = {"Forget key", "Advance the clock one day", "Advance the clock o
 
 
 @pytest.fixture(scope="module")
-def browser():  # noqa: ANN201 - a Playwright Browser
+def browser():
     with sync_playwright() as playwright:
         chromium = launch(playwright)
         yield chromium
@@ -32,12 +32,12 @@ def browser():  # noqa: ANN201 - a Playwright Browser
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):  # noqa: ANN001, ANN201
+def server(tmp_path_factory):
     with running_server(tmp_path_factory.mktemp("board") / "tenants") as running:
         yield running
 
 
-def _user_history(server, tenant: str) -> list[dict]:  # noqa: ANN001
+def _user_history(server, tenant: str) -> list[dict]:
     return server.as_tenant(tenant)("GET", "/beliefs", params={"subject": "user"}).json()["items"]
 
 
@@ -89,7 +89,7 @@ def _assert_as_of_before_the_move(board: Board, lisbon: dict) -> None:
     expect(listing).not_to_contain_text("Lisbon")
 
 
-def test_the_story_on_the_board_shows_the_superseded_belief_and_the_past(browser, server) -> None:  # noqa: ANN001
+def test_the_story_on_the_board_shows_the_superseded_belief_and_the_past(browser, server) -> None:
     board = open_board(browser, server.url, viewport=WIDE)
     board.connect(TENANT_KEYS["carol"])
     play_story(board)
@@ -118,7 +118,7 @@ def test_the_story_on_the_board_shows_the_superseded_belief_and_the_past(browser
     assert board.console_errors == [] and board.page_errors == []
 
 
-def test_a_turn_shows_what_was_recalled_and_what_was_not_stored(browser, server) -> None:  # noqa: ANN001
+def test_a_turn_shows_what_was_recalled_and_what_was_not_stored(browser, server) -> None:
     board = open_board(browser, server.url, viewport=WIDE)
     board.connect(TENANT_KEYS["alice"])
     board.say("I'm allergic to peanuts.")
@@ -134,11 +134,11 @@ def test_a_turn_shows_what_was_recalled_and_what_was_not_stored(browser, server)
     assert board.console_errors == [] and board.page_errors == []
 
 
-def _newest_card(board: Board):  # noqa: ANN202 - a Playwright Locator
+def _newest_card(board: Board):
     return board.page.locator("#feed > li").first
 
 
-def test_maintenance_controls_dream_with_approval_and_purge_with_confirmation(browser, server) -> None:  # noqa: ANN001
+def test_maintenance_controls_dream_with_approval_and_purge_with_confirmation(browser, server) -> None:
     board = open_board(browser, server.url, viewport=WIDE)
     board.connect(TENANT_KEYS["bob"])
     board.say("My favourite tea is genmaicha.")
@@ -172,7 +172,7 @@ def test_maintenance_controls_dream_with_approval_and_purge_with_confirmation(br
     assert board.console_errors == [] and board.page_errors == []
 
 
-def _focused(page) -> dict:  # noqa: ANN001
+def _focused(page) -> dict:
     return page.evaluate("""() => {
         const el = document.activeElement;
         const label = el.getAttribute('aria-label') || (el.labels && el.labels[0] && el.labels[0].textContent)
@@ -182,7 +182,7 @@ def _focused(page) -> dict:  # noqa: ANN001
     }""")
 
 
-def _tab_until(page, name: str, key: str = "Tab", limit: int = 120) -> list[dict]:  # noqa: ANN001
+def _tab_until(page, name: str, key: str = "Tab", limit: int = 120) -> list[dict]:
     seen = []
     for _ in range(limit):
         page.keyboard.press(key)
@@ -192,7 +192,7 @@ def _tab_until(page, name: str, key: str = "Tab", limit: int = 120) -> list[dict
     raise AssertionError(f"{name!r} is not reachable with Tab; reached {[s['name'] for s in seen]}")
 
 
-def test_keyboard_only_on_a_narrow_screen(browser, server) -> None:  # noqa: ANN001
+def test_keyboard_only_on_a_narrow_screen(browser, server) -> None:
     board = open_board(browser, server.url, viewport=PHONE)
     page = board.page
     expect(page.get_by_label("API key")).to_be_focused()
@@ -227,7 +227,7 @@ def test_keyboard_only_on_a_narrow_screen(browser, server) -> None:  # noqa: ANN
     assert board.console_errors == [] and board.page_errors == []
 
 
-def test_errors_are_clear_and_the_key_stays_in_session_storage(browser, tmp_path) -> None:  # noqa: ANN001
+def test_errors_are_clear_and_the_key_stays_in_session_storage(browser, tmp_path) -> None:
     with running_server(tmp_path / "tenants", ENGRAM_RATE_BURST="2", ENGRAM_RATE_PER_MINUTE="1") as limited:
         board = open_board(browser, limited.url, viewport=WIDE)
         page = board.page

@@ -16,24 +16,24 @@ WEEK_HOURS = 7 * 24
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):  # noqa: ANN001, ANN201
+def server(tmp_path_factory):
     with in_process_server(tmp_path_factory.mktemp("board-http") / "tenants") as running:
         yield running
 
 
-def _error(response) -> dict:  # noqa: ANN001
+def _error(response) -> dict:
     body = response.json()
     assert set(body) == {"error"} and "Traceback" not in response.text
     return body["error"]
 
 
-def _offset(server, tenant: str) -> float:  # noqa: ANN001
+def _offset(server, tenant: str) -> float:
     response = server.as_tenant(tenant)("GET", "/clock")
     assert response.status_code == 200, response.text
     return response.json()["offset_hours"]
 
 
-def _assets(server) -> dict[str, str]:  # noqa: ANN001
+def _assets(server) -> dict[str, str]:
     """The page and every file it loads, following module imports."""
     page = server.call("GET", "/")
     found, queue = {"/": page.text}, re.findall(r'(?:src|href)="(/board/[^"]+)"', page.text)
@@ -48,7 +48,7 @@ def _assets(server) -> dict[str, str]:  # noqa: ANN001
     return found
 
 
-def test_the_page_is_served_with_a_strict_policy_and_no_outside_reference(server) -> None:  # noqa: ANN001
+def test_the_page_is_served_with_a_strict_policy_and_no_outside_reference(server) -> None:
     page = server.call("GET", "/")
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     policy = page.headers["content-security-policy"]
@@ -64,19 +64,19 @@ def test_the_page_is_served_with_a_strict_policy_and_no_outside_reference(server
 
 @pytest.mark.parametrize("path", ["/board/missing.js", "/board/app.py", "/board/..%2Fapp.py", "/board/index.html",
                                   "/board/%2e%2e%2fboard.py"])
-def test_nothing_but_the_board_files_is_reachable(server, path: str) -> None:  # noqa: ANN001
+def test_nothing_but_the_board_files_is_reachable(server, path: str) -> None:
     response = server.call("GET", path)
     assert response.status_code == 404
     assert _error(response)["code"] == "not_found"
 
 
-def test_the_clock_needs_a_key(server) -> None:  # noqa: ANN001
+def test_the_clock_needs_a_key(server) -> None:
     assert server.call("GET", "/clock").status_code == 401
     refused = server.call("POST", "/clock/advance", "egk_wrong-key-000000000000", json={"duration": "1d"})
     assert refused.status_code == 401 and _error(refused)["code"] == "unauthorized"
 
 
-def test_advancing_moves_only_this_tenants_clock_and_is_logged(server) -> None:  # noqa: ANN001
+def test_advancing_moves_only_this_tenants_clock_and_is_logged(server) -> None:
     alice = server.as_tenant("alice")
     before = _offset(server, "alice")
     moved = alice("POST", "/clock/advance", json={"duration": "1w"})
@@ -92,7 +92,7 @@ def test_advancing_moves_only_this_tenants_clock_and_is_logged(server) -> None: 
     assert logged[-1]["detail"]["seconds"] == WEEK_HOURS * 3600
 
 
-def test_a_retried_advance_moves_the_clock_once(server) -> None:  # noqa: ANN001
+def test_a_retried_advance_moves_the_clock_once(server) -> None:
     dave = server.as_tenant("dave")
     headers = {"Idempotency-Key": "advance-once-1"}
     first = dave("POST", "/clock/advance", json={"duration": "3w"}, headers=headers)
@@ -107,7 +107,7 @@ def test_a_retried_advance_moves_the_clock_once(server) -> None:  # noqa: ANN001
     ({"duration": ""}, "duration"), ({"duration": "9" * 30 + "y"}, "duration"), ({"duration": "101y"}, "duration"),
     ({}, "duration"), ({"duration": "1d", "tenant": "bob"}, "tenant"), ({"duration": 7}, "duration"),
 ])
-def test_a_bad_duration_is_refused_and_changes_nothing(server, body: dict, field: str) -> None:  # noqa: ANN001
+def test_a_bad_duration_is_refused_and_changes_nothing(server, body: dict, field: str) -> None:
     before = _offset(server, "carol")
     response = server.as_tenant("carol")("POST", "/clock/advance", json=body)
     assert response.status_code == 422, response.text
@@ -115,7 +115,7 @@ def test_a_bad_duration_is_refused_and_changes_nothing(server, body: dict, field
     assert _offset(server, "carol") == before
 
 
-def test_the_offset_is_bounded(server) -> None:  # noqa: ANN001
+def test_the_offset_is_bounded(server) -> None:
     bob = server.as_tenant("bob")
     assert bob("POST", "/clock/advance", json={"duration": "60y"}).status_code == 200
     refused = bob("POST", "/clock/advance", json={"duration": "60y"})
@@ -123,7 +123,7 @@ def test_the_offset_is_bounded(server) -> None:  # noqa: ANN001
     assert _offset(server, "bob") == pytest.approx(60 * 365 * 24)
 
 
-def test_the_memories_function_alone_serves_the_board_and_its_clock(tmp_path) -> None:  # noqa: ANN001
+def test_the_memories_function_alone_serves_the_board_and_its_clock(tmp_path) -> None:
     with in_process_server(tmp_path / "tenants", function="memories") as memories:
         assert memories.call("GET", "/").status_code == 200
         assert memories.as_tenant("alice")("GET", "/clock").status_code == 200
@@ -140,7 +140,7 @@ def test_durations_past_the_bound_are_a_validation_error() -> None:
         assert raised.value.field == "duration"
 
 
-def test_the_engine_clock_stops_at_the_bound(engine) -> None:  # noqa: ANN001
+def test_the_engine_clock_stops_at_the_bound(engine) -> None:
     engine.advance_clock(timedelta(days=365 * 99))
     with pytest.raises(ValidationError):
         engine.advance_clock(timedelta(days=365 * 2))

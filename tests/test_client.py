@@ -20,7 +20,7 @@ from engram_core.core.errors import (
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[Server]:  # noqa: ANN001
+def server(tmp_path_factory) -> Iterator[Server]:
     with running_server(tmp_path_factory.mktemp("client") / "tenants") as running:
         yield running
 
@@ -105,7 +105,7 @@ def test_errors_come_back_as_the_engines_error_tree(server: Server) -> None:
         EngramClient(server.url, api_key="")
 
 
-def test_429_is_retried_after_retry_after_and_then_raised(tmp_path) -> None:  # noqa: ANN001
+def test_429_is_retried_after_retry_after_and_then_raised(tmp_path) -> None:
     with running_server(tmp_path / "tenants", ENGRAM_RATE_BURST="1", ENGRAM_RATE_PER_MINUTE="20") as limited:
         waits: list[float] = []
 

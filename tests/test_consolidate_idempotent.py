@@ -9,11 +9,11 @@ from conftest import make_engine
 from engram_core.core.model import EventKind
 
 
-def _ledger(engine) -> list[tuple]:  # noqa: ANN001
+def _ledger(engine) -> list[tuple]:
     return sorted((b.predicate, b.object, b.valid_to is None, b.expired_at is None) for b in engine.store.all_beliefs())
 
 
-def _memories(engine) -> list[tuple]:  # noqa: ANN001
+def _memories(engine) -> list[tuple]:
     return sorted((m.kind.value, m.text, m.status.value) for m in engine.store.memories())
 
 

@@ -17,7 +17,7 @@ from engram_core.core.restatements import demoted, restated, states_a_change
 pytestmark = pytest.mark.both_stores  # the use cases here need no SQL
 
 
-def _say(engine, clock, *messages: str) -> list:  # noqa: ANN001
+def _say(engine, clock, *messages: str) -> list:
     written = []
     for text in messages:
         clock.advance(timedelta(days=1))

@@ -31,7 +31,7 @@ def test_run_script_starts_the_server_by_default() -> None:
     assert 'exec .venv/bin/engram "${@:-serve}"' in script
 
 
-def test_engram_serve_on_the_embedded_default_prints_a_working_dev_key(tmp_path) -> None:  # noqa: ANN001
+def test_engram_serve_on_the_embedded_default_prints_a_working_dev_key(tmp_path) -> None:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "QWEN_", "DASHSCOPE_"))}
     env.update({"ENGRAM_TENANT_STORE": str(tmp_path / "tenants"), "ENGRAM_EMBEDDER": "hashing", "HOME": str(tmp_path)})

@@ -27,7 +27,7 @@ STS = {"ALIBABA_CLOUD_ACCESS_KEY_ID": "STS.deployed-role", "ALIBABA_CLOUD_ACCESS
        "ALIBABA_CLOUD_SECURITY_TOKEN": "role-token"}  # what FC puts in the environment of a function with a role
 
 
-def _function_env(endpoint: str, tmp_path, **changes: str | None) -> dict[str, str]:  # noqa: ANN001
+def _function_env(endpoint: str, tmp_path, **changes: str | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ENGRAM_", "ALIBABA_CLOUD_", "QWEN_", "FC_"))}
     env.update(functions({**DEPLOY_ENV, "QWEN_CLOUD_API_KEY": ""})["engram-memories"]["environmentVariables"])
     env.update(STS)
@@ -48,14 +48,14 @@ def _start(env: dict[str, str], port: int) -> subprocess.Popen:
 
 
 @pytest.fixture(scope="module")
-def front():  # noqa: ANN201
+def front():
     with moto_front() as running:
         create_bucket(running.endpoint, DEPLOY_ENV["ENGRAM_BUCKET"], "admin", "admin-secret")
         running.reset_counts()
         yield running
 
 
-def test_the_deployed_environment_signs_v4_for_the_buckets_region(front, tmp_path) -> None:  # noqa: ANN001
+def test_the_deployed_environment_signs_v4_for_the_buckets_region(front, tmp_path) -> None:
     env = _function_env(front.endpoint, tmp_path)
     keys = load_oss_settings(endpoint=front.endpoint, access_key_id="admin", access_key_secret="admin-secret",
                              region="ap-southeast-1")
@@ -92,7 +92,7 @@ def test_the_deployed_environment_signs_v4_for_the_buckets_region(front, tmp_pat
     assert front.scopes == {Scope("STS.deployed-role", region)}
 
 
-def test_without_a_region_the_function_stops_at_start_with_a_clear_error(front, tmp_path) -> None:  # noqa: ANN001
+def test_without_a_region_the_function_stops_at_start_with_a_clear_error(front, tmp_path) -> None:
     env = _function_env(front.endpoint, tmp_path, ENGRAM_OSS_REGION=None)  # a loopback endpoint names none
     process = _start(env, free_port())
     output, _ = process.communicate(timeout=60)
@@ -101,7 +101,7 @@ def test_without_a_region_the_function_stops_at_start_with_a_clear_error(front, 
     assert front.refused == 0
 
 
-def test_a_v1_signature_is_refused_as_oss_refuses_it(front) -> None:  # noqa: ANN001
+def test_a_v1_signature_is_refused_as_oss_refuses_it(front) -> None:
     import oss2
 
     before = front.refused

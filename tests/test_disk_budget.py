@@ -42,7 +42,7 @@ def test_s_yaml_gives_every_function_a_budget_its_disk_can_hold() -> None:
         assert budget.cache_mb + budget.replica_mb + budget.reserve_mb < props["diskSize"]
 
 
-def test_read_replicas_beyond_their_share_of_the_disk_are_let_go(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+def test_read_replicas_beyond_their_share_of_the_disk_are_let_go(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("ENGRAM_SNAPSHOT_CACHE_DIR", str(tmp_path / "cache"))
     settings, oss = load_snapshot_settings(), load_oss_settings()
     stores = SnapshotTenantStores(str(tmp_path / "store"), hashing_engine, settings=settings, oss=oss,
@@ -50,11 +50,11 @@ def test_read_replicas_beyond_their_share_of_the_disk_are_let_go(tmp_path, monke
     for tenant in ("alice", "bob", "carol"):
         stores.run(tenant, remember(f"{tenant} likes tea"), write=True)
         assert stores.run(tenant, lambda e: len(e.memories()), write=False) == 1
-    assert list(stores._replicas) == ["carol"]  # noqa: SLF001 - only the one in use stays
+    assert list(stores._replicas) == ["carol"]
     roomy = SnapshotTenantStores(str(tmp_path / "store"), hashing_engine, settings=settings, oss=oss,
                                  replica_bytes=1 << 30)
     for tenant in ("alice", "bob", "carol"):
         roomy.run(tenant, lambda e: len(e.memories()), write=False)
-    assert list(roomy._replicas) == ["alice", "bob", "carol"]  # noqa: SLF001
+    assert list(roomy._replicas) == ["alice", "bob", "carol"]
     stores.close()
     roomy.close()

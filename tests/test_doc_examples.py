@@ -51,7 +51,7 @@ class Served:
 
 
 @pytest.fixture(scope="module")
-def engram_serve(tmp_path_factory) -> Iterator[Served]:  # noqa: ANN001
+def engram_serve(tmp_path_factory) -> Iterator[Served]:
     """``engram serve`` as a user starts it: no keys configured, so it prints a dev key."""
     base = tmp_path_factory.mktemp("readme")
     port, log_path = free_port(), base / "serve.log"

@@ -27,14 +27,14 @@ TEXTS = [
 ]
 
 
-def filled(clock, config: EngineConfig | None = None):  # noqa: ANN001, ANN202
+def filled(clock, config: EngineConfig | None = None):
     engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.6)), config=config)
     for text in TEXTS:
         engine.observe(text)
     return engine
 
 
-def test_recall_stays_under_budget_with_a_breakdown(clock) -> None:  # noqa: ANN001
+def test_recall_stays_under_budget_with_a_breakdown(clock) -> None:
     engine = filled(clock)
     for budget in (1, 20, 40, 80, 1000):
         result = engine.recall("sailing trip with my brother", budget, reinforce=False)
@@ -48,7 +48,7 @@ def test_recall_stays_under_budget_with_a_breakdown(clock) -> None:  # noqa: ANN
     assert result.render().startswith("<memories") and top.text in result.render()
 
 
-def test_only_packed_memories_are_reinforced(clock) -> None:  # noqa: ANN001
+def test_only_packed_memories_are_reinforced(clock) -> None:
     engine = filled(clock)
     before = {m.id: m.stability_hours for m in engine.memories()}
     clock.advance(timedelta(hours=24))
@@ -66,7 +66,7 @@ def test_only_packed_memories_are_reinforced(clock) -> None:  # noqa: ANN001
     assert {e.memory_id for e in result.events} == packed
 
 
-def faded_store(clock):  # noqa: ANN001, ANN202
+def faded_store(clock):
     allergy = fact("user", "allergy", "shellfish", "The user is allergic to shellfish.", critical=True,
                    importance=0.95, cardinality="many")
     llm = ScriptedLLM(assess={"I'm allergic to shellfish": assessment(0.95, allergy),
@@ -78,7 +78,7 @@ def faded_store(clock):  # noqa: ANN001, ANN202
     return engine
 
 
-def test_faded_memories_leave_ordinary_recall_and_critical_ones_stay(clock) -> None:  # noqa: ANN001
+def test_faded_memories_leave_ordinary_recall_and_critical_ones_stay(clock) -> None:
     engine = faded_store(clock)
     texts = [i.text for i in engine.recall("which dishes are dangerous for me", 500, reinforce=False).items]
     assert "The user is allergic to shellfish." in texts
@@ -90,7 +90,7 @@ def test_faded_memories_leave_ordinary_recall_and_critical_ones_stay(clock) -> N
     assert critical and all(m.status is MemoryStatus.ACTIVE for m in critical)
 
 
-def test_a_strong_cue_wakes_a_decayed_memory_and_packing_revives_it(clock) -> None:  # noqa: ANN001
+def test_a_strong_cue_wakes_a_decayed_memory_and_packing_revives_it(clock) -> None:
     engine = faded_store(clock)
     engine.sweep()
     sandwich = next(m for m in engine.memories() if "sandwich" in m.text)
@@ -104,7 +104,7 @@ def test_a_strong_cue_wakes_a_decayed_memory_and_packing_revives_it(clock) -> No
     assert not engine.sweep()
 
 
-def test_the_cold_tier_is_bounded(clock) -> None:  # noqa: ANN001
+def test_the_cold_tier_is_bounded(clock) -> None:
     config = EngineConfig(wake_pool=2)
     engine = filled(clock, config)
     clock.advance(timedelta(days=400))
@@ -113,7 +113,7 @@ def test_the_cold_tier_is_bounded(clock) -> None:  # noqa: ANN001
     assert 0 < len(result.items) <= 2
 
 
-def test_no_cold_tier_means_faded_memories_stay_out(clock) -> None:  # noqa: ANN001
+def test_no_cold_tier_means_faded_memories_stay_out(clock) -> None:
     engine = filled(clock, EngineConfig(wake_pool=0))
     clock.advance(timedelta(days=400))
     assert engine.recall(TEXTS[3], 1000, reinforce=False).items == ()
@@ -121,19 +121,19 @@ def test_no_cold_tier_means_faded_memories_stay_out(clock) -> None:  # noqa: ANN
     assert engine.recall(TEXTS[3], 1000, reinforce=False).items == ()
 
 
-def test_forgetting_off_keeps_everything_recallable(clock) -> None:  # noqa: ANN001
+def test_forgetting_off_keeps_everything_recallable(clock) -> None:
     engine = filled(clock, EngineConfig(forgetting=False))
     clock.advance(timedelta(days=3650))
     assert engine.sweep() == ()
     assert engine.recall("cat called Nimbus", 200, reinforce=False).items
 
 
-def other_ids(prefix: str, numbers=itertools.count(1)) -> str:  # noqa: ANN001, B008 - one shared counter
+def other_ids(prefix: str, numbers=itertools.count(1)) -> str:  # noqa: B008 - one shared counter
     return f"{prefix}_other{next(numbers)}"
 
 
 @pytest.mark.sql  # two current values can only arrive by import
-def test_retrieval_veto_keeps_newest_single_value(clock) -> None:  # noqa: ANN001
+def test_retrieval_veto_keeps_newest_single_value(clock) -> None:
     """Two current values can only arrive by import; recall still shows one."""
     engine = make_engine(clock, ScriptedLLM(assess={"I live in Lisbon": assessment(
         0.8, fact("user", "lives_in", "Lisbon", "The user lives in Lisbon."))}))
@@ -149,7 +149,7 @@ def test_retrieval_veto_keeps_newest_single_value(clock) -> None:  # noqa: ANN00
     assert "The user lives in Porto." in texts and "The user lives in Lisbon." not in texts
 
 
-def test_as_of_recall_sees_the_past_without_writing(clock) -> None:  # noqa: ANN001
+def test_as_of_recall_sees_the_past_without_writing(clock) -> None:
     llm = ScriptedLLM(assess={
         "I live in Lisbon.": assessment(0.8, fact("user", "lives_in", "Lisbon", "The user lives in Lisbon.")),
         "I moved to Ponta Delgada.": assessment(0.8, fact("user", "lives_in", "Ponta Delgada",
@@ -168,13 +168,13 @@ def test_as_of_recall_sees_the_past_without_writing(clock) -> None:  # noqa: ANN
     assert len(engine.events()) == events_before
 
 
-def test_recall_on_an_empty_store(clock) -> None:  # noqa: ANN001
+def test_recall_on_an_empty_store(clock) -> None:
     engine = make_engine(clock, ScriptedLLM())
     result = engine.recall("anything", 100)
     assert result.items == () and result.tokens_used == 0 and result.render() == ""
 
 
-def test_filler_packed_without_a_match_is_not_reinforced(clock) -> None:  # noqa: ANN001
+def test_filler_packed_without_a_match_is_not_reinforced(clock) -> None:
     engine = filled(clock)
     clock.advance(timedelta(hours=24))
     result = engine.recall("cello lessons", 1000)
@@ -185,7 +185,7 @@ def test_filler_packed_without_a_match_is_not_reinforced(clock) -> None:  # noqa
             assert m.access_count == 0 and m.last_accessed_at < clock.now()
 
 
-def test_a_superseded_memory_never_wakes_even_when_it_had_decayed(clock) -> None:  # noqa: ANN001
+def test_a_superseded_memory_never_wakes_even_when_it_had_decayed(clock) -> None:
     lisbon = fact("user", "lives_in", "Lisbon", "The user lives in Lisbon.")
     azores = fact("user", "lives_in", "Ponta Delgada", "The user lives in Ponta Delgada.", revision=True)
     engine = make_engine(clock, ScriptedLLM(assess={"I live in Lisbon.": assessment(0.6, lisbon),
@@ -200,7 +200,7 @@ def test_a_superseded_memory_never_wakes_even_when_it_had_decayed(clock) -> None
 
 
 @pytest.mark.parametrize("budget", [60, 400])  # the compact block and the full one
-def test_the_belief_a_question_names_leads_the_block(clock, budget: int) -> None:  # noqa: ANN001
+def test_the_belief_a_question_names_leads_the_block(clock, budget: int) -> None:
     engine = make_engine(clock)
     engine.observe("I work as a teacher.")
     clock.advance(timedelta(days=12))
@@ -211,7 +211,7 @@ def test_the_belief_a_question_names_leads_the_block(clock, budget: int) -> None
     assert result.tokens_used <= budget
 
 
-def test_a_stop_word_alone_earns_no_lexical_credit(clock) -> None:  # noqa: ANN001
+def test_a_stop_word_alone_earns_no_lexical_credit(clock) -> None:
     """"Book a team dinner" shares only "a" with the small talk: that is no lexical match at all."""
     engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.6)))
     engine.observe("What a lovely day, haha.")
@@ -221,7 +221,7 @@ def test_a_stop_word_alone_earns_no_lexical_credit(clock) -> None:  # noqa: ANN0
     assert lexical["What a lovely day, haha."] == 0.0
 
 
-def test_content_words_still_match_lexically(clock) -> None:  # noqa: ANN001
+def test_content_words_still_match_lexically(clock) -> None:
     engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.6)))
     engine.observe("What a lovely day, haha.")
     engine.observe("I'm allergic to shellfish, so no prawns for me.")
@@ -231,7 +231,7 @@ def test_content_words_still_match_lexically(clock) -> None:  # noqa: ANN001
     assert lexical["What a lovely day, haha."] == 0.0
 
 
-def test_faded_memories_that_match_fill_room_left_unused(clock) -> None:  # noqa: ANN001
+def test_faded_memories_that_match_fill_room_left_unused(clock) -> None:
     """The answer faded and matches too weakly to wake: it still fills room the block would leave empty,
     after everything else, and filling is not using (it is not reinforced: it stays decayed)."""
     config = EngineConfig(wake_similarity=0.99)  # nothing in this store is a strong enough cue to wake
@@ -249,7 +249,7 @@ def test_faded_memories_that_match_fill_room_left_unused(clock) -> None:  # noqa
     assert faded, "a filler is not reinforced back into ordinary recall"
 
 
-def test_a_filler_never_takes_room_from_an_ordinary_match(clock) -> None:  # noqa: ANN001
+def test_a_filler_never_takes_room_from_an_ordinary_match(clock) -> None:
     config = EngineConfig(wake_similarity=0.99)
     engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.3)), config=config)
     engine.observe("My locker code at the gym is 4512, written on the card in my wallet")
@@ -260,7 +260,7 @@ def test_a_filler_never_takes_room_from_an_ordinary_match(clock) -> None:  # noq
     assert [item.text for item in fresh_only.items] == ["The gym locker room reopens on Monday"]
 
 
-def test_a_fact_stands_in_for_its_sentence_only_when_it_says_all_of_it(clock) -> None:  # noqa: ANN001
+def test_a_fact_stands_in_for_its_sentence_only_when_it_says_all_of_it(clock) -> None:
     """The name fact leaves the job out, so the sentence it came from stays in recall."""
     sentence = "My name is Dana Whitfield and I work night shifts as a nurse at St Mary's hospital."
     name = fact("user", "name", "Dana Whitfield", "The user's name is Dana Whitfield.")
@@ -271,7 +271,7 @@ def test_a_fact_stands_in_for_its_sentence_only_when_it_says_all_of_it(clock) ->
     assert "nurse" in engine.recall("What do I do for work?", 300, reinforce=False).render()
 
 
-def test_a_fact_that_says_it_all_still_stands_in(clock) -> None:  # noqa: ANN001
+def test_a_fact_that_says_it_all_still_stands_in(clock) -> None:
     sentence = "I live in Lisbon."
     home = fact("user", "lives_in", "Lisbon", "The user lives in Lisbon.")
     engine = make_engine(clock, ScriptedLLM(assess={sentence: assessment(0.7, home)}))

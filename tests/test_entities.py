@@ -41,7 +41,7 @@ def test_a_query_names_known_entities_as_whole_words() -> None:
     assert named_entities("What do melanies like?", known) == []
 
 
-def test_recall_prefers_what_the_named_person_said(clock) -> None:  # noqa: ANN001
+def test_recall_prefers_what_the_named_person_said(clock) -> None:
     """Caroline's turn matches more of the question's words; the one its person said comes first."""
     config = EngineConfig(weights=EngineConfig().weights.model_copy(update={"entity": 0.2}))
     engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.6)), config=config)

@@ -19,7 +19,7 @@ predicates = st.sampled_from(["lives_in", "likes", "project_name", "drinks"])
 steps = st.lists(st.tuples(predicates, words, st.floats(0, 1), st.integers(0, 200)), min_size=1, max_size=12)
 
 
-def _engine_from(clock, plan):  # noqa: ANN001, ANN202
+def _engine_from(clock, plan):
     answers = {}
     for i, (predicate, obj, importance, _) in enumerate(plan):
         cardinality = "many" if predicate == "likes" else "one"
@@ -36,7 +36,7 @@ def _engine_from(clock, plan):  # noqa: ANN001, ANN202
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps)
 @example(plan=[("lives_in", "jazz", 1.0, 0), ("project_name", "jazz", 0.0, 0), ("project_name", "Lisbon", 1.0, 0)])
-def test_round_trip_is_lossless(clock, plan) -> None:  # noqa: ANN001
+def test_round_trip_is_lossless(clock, plan) -> None:
     source = _engine_from(clock, plan)
     exported = list(source.export_lines())
     target = make_engine(clock, ScriptedLLM())
@@ -48,7 +48,7 @@ def test_round_trip_is_lossless(clock, plan) -> None:  # noqa: ANN001
            [i.memory_id for i in source.recall(query, 200, reinforce=False).items]
 
 
-def test_export_starts_with_a_versioned_header(clock) -> None:  # noqa: ANN001
+def test_export_starts_with_a_versioned_header(clock) -> None:
     header = json.loads(next(_engine_from(clock, [("likes", "tea", 0.6, 1)]).export_lines()))
     assert header["format"] == "engram-export" and header["version"] == 1 and header["schema"] >= 1
 
@@ -63,7 +63,7 @@ def test_export_starts_with_a_versioned_header(clock) -> None:  # noqa: ANN001
      "line 2"),
     (lambda lines: [lines[0].replace('"version": 1', '"version": 99')] + lines[1:], "newer"),
 ])
-def test_malformed_import_changes_nothing(clock, corrupt, message: str) -> None:  # noqa: ANN001
+def test_malformed_import_changes_nothing(clock, corrupt, message: str) -> None:
     lines = list(_engine_from(clock, [("lives_in", "Lisbon", 0.8, 1), ("likes", "tea", 0.6, 1)]).export_lines())
     target = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.7)))
     target.observe("something already here")
@@ -91,7 +91,7 @@ def _edited(lines: list[str], record_type: str, change: dict) -> list[str]:
 
 @pytest.mark.parametrize(("record_type", "change", "field"), BAD_FIELDS,
                          ids=[f"{t}-{next(iter(c))}-{i}" for i, (t, c, _) in enumerate(BAD_FIELDS)])
-def test_a_record_field_out_of_bounds_is_refused_by_name(clock, record_type: str, change: dict,  # noqa: ANN001
+def test_a_record_field_out_of_bounds_is_refused_by_name(clock, record_type: str, change: dict,
                                                          field: str) -> None:
     lines = list(_engine_from(clock, [("lives_in", "Lisbon", 0.8, 1), ("likes", "tea", 0.6, 1)]).export_lines())
     target = make_engine(clock, ScriptedLLM())
@@ -101,7 +101,7 @@ def test_a_record_field_out_of_bounds_is_refused_by_name(clock, record_type: str
     assert len(list(target.export_lines())) == 1  # the header: nothing was written
 
 
-def test_an_older_export_without_its_nullable_columns_imports(clock) -> None:  # noqa: ANN001
+def test_an_older_export_without_its_nullable_columns_imports(clock) -> None:
     """A column added later (nullable) is absent from older exports; it reads as null."""
     lines = list(_engine_from(clock, [("lives_in", "Lisbon", 0.8, 1)]).export_lines())
     optional = {"message": ("speaker", "external_id"), "memory": ("status_changed_at", "embedding", "embed_model",
@@ -116,7 +116,7 @@ def test_an_older_export_without_its_nullable_columns_imports(clock) -> None:  #
     assert memories and all(m["embedding"] is None and m["superseded_by"] is None for m in memories)
 
 
-def test_import_of_existing_ids_is_refused_whole(clock) -> None:  # noqa: ANN001
+def test_import_of_existing_ids_is_refused_whole(clock) -> None:
     engine = _engine_from(clock, [("lives_in", "Lisbon", 0.8, 1)])
     lines = list(engine.export_lines())
     before = list(engine.export_lines())

@@ -109,7 +109,7 @@ def test_kept_dev_key_tightens_a_loose_file_and_replaces_a_broken_one(tmp_path: 
 
 
 @pytest.fixture(scope="module")
-def busy_store(tmp_path_factory) -> Path:  # noqa: ANN001
+def busy_store(tmp_path_factory) -> Path:
     """A store whose audit log is far larger than a pipe's buffer."""
     from engram_core import open_engine
 

@@ -33,7 +33,7 @@ HOSTILE_EXAMPLES = max(4, EXAMPLES_PER_OPERATION // 2)
 TALLY: Counter = Counter()
 
 
-def _tallied(ctx, response, case) -> None:  # noqa: ANN001 - a schemathesis check: counts, never fails
+def _tallied(ctx, response, case) -> None:
     TALLY["cases"] += 1
     TALLY["5xx"] += response.status_code >= 500
 
@@ -52,13 +52,13 @@ hostile_text = st.one_of(
 
 
 @schemathesis.serializer("application/x-ndjson")
-def _ndjson(context, value) -> bytes:  # noqa: ANN001 - schemathesis hook
+def _ndjson(context, value) -> bytes:
     """Import bodies are JSON lines: send the generated string as it is."""
     return value if isinstance(value, bytes) else str(value).encode("utf-8")
 
 
 @pytest.fixture(scope="module")
-def fuzzed_server(tmp_path_factory):  # noqa: ANN001, ANN201
+def fuzzed_server(tmp_path_factory):
     store = tmp_path_factory.mktemp("fuzz") / "tenants"
     with running_server(store, ENGRAM_RATE_BURST="100000") as server:  # fuzz the handlers, not the limiter
         alice = server.as_tenant("alice")
@@ -68,24 +68,24 @@ def fuzzed_server(tmp_path_factory):  # noqa: ANN001, ANN201
 
 
 @pytest.fixture(scope="module")
-def operations(fuzzed_server):  # noqa: ANN001, ANN201
+def operations(fuzzed_server):
     schema = schemathesis.openapi.from_url(fuzzed_server[0].url + "/openapi.json")
     found = [result.ok() for result in schema.get_all_operations()]
     assert len(found) >= 17
     return found
 
 
-def _fuzz(operation, server, strategy, examples: int) -> None:  # noqa: ANN001
+def _fuzz(operation, server, strategy, examples: int) -> None:
     @given(case=strategy)
     @settings(max_examples=examples, deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
-    def answers_as_documented(case) -> None:  # noqa: ANN001
+    def answers_as_documented(case) -> None:
         case.call_and_validate(base_url=server.url, headers=AUTH, checks=CHECKS, timeout=60)
 
     answers_as_documented()
 
 
-def test_api_answers_every_generated_request_as_documented(fuzzed_server, operations) -> None:  # noqa: ANN001
+def test_api_answers_every_generated_request_as_documented(fuzzed_server, operations) -> None:
     server, _ = fuzzed_server
     for operation in operations:
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
@@ -95,12 +95,12 @@ def test_api_answers_every_generated_request_as_documented(fuzzed_server, operat
                 assert mode is GenerationMode.NEGATIVE  # an operation without inputs has no invalid request to make
 
 
-def _json_schema(operation) -> dict | None:  # noqa: ANN001
+def _json_schema(operation) -> dict | None:
     content = operation.definition.raw.get("requestBody", {}).get("content", {})
     return content.get("application/json", {}).get("schema") if "application/json" in content else None
 
 
-def _hostile_body(operation) -> st.SearchStrategy:  # noqa: ANN001
+def _hostile_body(operation) -> st.SearchStrategy:
     """The operation's own fields (and a stray one), each a hostile string, number, list or object."""
     schema = _json_schema(operation) or {}
     target = schema
@@ -115,12 +115,12 @@ def _hostile_body(operation) -> st.SearchStrategy:  # noqa: ANN001
     return st.fixed_dictionaries({}, optional={**fields, "extra": value})
 
 
-def _hostile_query(operation) -> st.SearchStrategy:  # noqa: ANN001
+def _hostile_query(operation) -> st.SearchStrategy:
     names = [p["name"] for p in operation.definition.raw.get("parameters", []) if p["in"] == "query"]
     return st.fixed_dictionaries({}, optional={name: hostile_text for name in names})
 
 
-def test_hostile_unicode_in_every_field_gets_no_5xx(fuzzed_server, operations) -> None:  # noqa: ANN001
+def test_hostile_unicode_in_every_field_gets_no_5xx(fuzzed_server, operations) -> None:
     server, _ = fuzzed_server
     for operation in operations:
         has_body = _json_schema(operation) is not None
@@ -151,7 +151,7 @@ def _wide(width: int, shape: str) -> bytes:
 @settings(max_examples=HOSTILE_EXAMPLES * 4, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 @given(data=st.data())
-def test_deep_and_wide_json_in_any_body_field_gets_a_documented_4xx(fuzzed_server, operations, data) -> None:  # noqa: ANN001
+def test_deep_and_wide_json_in_any_body_field_gets_a_documented_4xx(fuzzed_server, operations, data) -> None:
     server, _ = fuzzed_server
     posting = [op for op in operations if _json_schema(op) is not None or op.path == "/import"]
     operation = data.draw(st.sampled_from(posting))
@@ -169,7 +169,7 @@ def test_deep_and_wide_json_in_any_body_field_gets_a_documented_4xx(fuzzed_serve
     assert response.status_code < 500 and response.status_code in documented, (operation.path, response.status_code)
 
 
-def test_after_fuzzing_every_store_opens_and_passes_integrity_check(fuzzed_server) -> None:  # noqa: ANN001
+def test_after_fuzzing_every_store_opens_and_passes_integrity_check(fuzzed_server) -> None:
     server, store = fuzzed_server
     assert server.call("GET", "/stats", TENANT_KEYS["alice"]).status_code == 200
     assert server.process.poll() is None and "Traceback" not in server.log()
@@ -183,7 +183,7 @@ def test_after_fuzzing_every_store_opens_and_passes_integrity_check(fuzzed_serve
     with open_engine(files[0], embedder="hashing") as engine:
         assert engine.stats()["schema_version"] >= 1
         assert engine.memories(limit=500)
-    print(f"\nfuzz: {TALLY['cases']} cases, {TALLY['5xx']} answered 5xx "  # noqa: T201 - the run's figures
+    print(f"\nfuzz: {TALLY['cases']} cases, {TALLY['5xx']} answered 5xx "
           f"({EXAMPLES_PER_OPERATION} examples per operation and mode)")
     assert TALLY["cases"] > 0 and TALLY["5xx"] == 0
     json.dumps(dict(TALLY))

@@ -10,31 +10,31 @@ from functions_support import ADMIN_KEY, TENANT_KEYS, in_process_server, load_ev
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):  # noqa: ANN001, ANN201
+def server(tmp_path_factory):
     with in_process_server(tmp_path_factory.mktemp("http") / "tenants") as running:
         yield running
 
 
 @pytest.fixture(scope="module")
-def real_server(tmp_path_factory):  # noqa: ANN001, ANN201
+def real_server(tmp_path_factory):
     with running_server(tmp_path_factory.mktemp("http-process") / "tenants") as running:
         yield running
 
 
-def _error(response) -> dict:  # noqa: ANN001
+def _error(response) -> dict:
     body = response.json()
     assert set(body) == {"error"} and set(body["error"]) == {"code", "message", "field"}
     assert "Traceback" not in response.text
     return body["error"]
 
 
-def test_health_needs_no_key_and_loads_nothing(real_server) -> None:  # noqa: ANN001
+def test_health_needs_no_key_and_loads_nothing(real_server) -> None:
     response = real_server.call("GET", "/healthz")
     assert response.status_code == 200
     assert response.json()["status"] == "ok" and response.json()["function"] == "all"
 
 
-def test_openapi_31_documents_every_route_error_shape_and_credentials(server) -> None:  # noqa: ANN001
+def test_openapi_31_documents_every_route_error_shape_and_credentials(server) -> None:
     doc = server.call("GET", "/openapi.json").json()
     assert doc["openapi"] == "3.1.0"
     expected = {"/chat", "/memories", "/memories/{memory_id}", "/recall", "/beliefs", "/events", "/export",
@@ -50,7 +50,7 @@ def test_openapi_31_documents_every_route_error_shape_and_credentials(server) ->
     assert "security" not in doc["paths"]["/healthz"]["get"]
 
 
-def test_fc_http_event_reaches_chat_and_its_request_id_is_logged(real_server) -> None:  # noqa: ANN001
+def test_fc_http_event_reaches_chat_and_its_request_id_is_logged(real_server) -> None:
     server = real_server
     event = load_event("http_chat.json")
     response = server.call(event["method"], event["path"], TENANT_KEYS["alice"], headers=event["headers"],
@@ -68,7 +68,7 @@ def test_fc_http_event_reaches_chat_and_its_request_id_is_logged(real_server) ->
     assert body["usage"]["budget_tokens"] == 300 and body["usage"]["reply_tokens"] > 0
 
 
-def test_fc_http_event_reaches_recall_which_writes_nothing(server) -> None:  # noqa: ANN001
+def test_fc_http_event_reaches_recall_which_writes_nothing(server) -> None:
     event = load_event("http_recall.json")
     alice = server.as_tenant("alice")
     before = alice("GET", "/export").text
@@ -79,7 +79,7 @@ def test_fc_http_event_reaches_recall_which_writes_nothing(server) -> None:  # n
     assert alice("GET", "/export").text == before
 
 
-def test_chat_turn_recalls_with_score_breakdown_under_the_budget(server) -> None:  # noqa: ANN001
+def test_chat_turn_recalls_with_score_breakdown_under_the_budget(server) -> None:
     bob = server.as_tenant("bob")
     told = bob("POST", "/chat", json={"message": "My favourite tea is genmaicha.", "session_id": "t"})
     assert told.status_code == 200
@@ -92,7 +92,7 @@ def test_chat_turn_recalls_with_score_breakdown_under_the_budget(server) -> None
     assert sum(i["tokens"] for i in items) <= body["recall"]["tokens_used"]
 
 
-def test_reads_never_write(server) -> None:  # noqa: ANN001
+def test_reads_never_write(server) -> None:
     alice = server.as_tenant("alice")
     alice("POST", "/memories", json={"text": "Prefers aisle seats", "kind": "preference", "importance": 0.8})
     before = alice("GET", "/export").text
@@ -106,7 +106,7 @@ def test_reads_never_write(server) -> None:  # noqa: ANN001
     assert alice("GET", "/export").text == before
 
 
-def test_remember_inspect_list_forget_and_purge(server) -> None:  # noqa: ANN001
+def test_remember_inspect_list_forget_and_purge(server) -> None:
     carol = server.as_tenant("carol")
     created = carol("POST", "/memories", json={"text": "I live in Lisbon.", "importance": 0.9})
     assert created.status_code == 201
@@ -125,7 +125,7 @@ def test_remember_inspect_list_forget_and_purge(server) -> None:  # noqa: ANN001
     assert gone.status_code == 404 and _error(gone)["code"] == "not_found"
 
 
-def test_beliefs_now_as_of_and_history(server) -> None:  # noqa: ANN001
+def test_beliefs_now_as_of_and_history(server) -> None:
     bob = server.as_tenant("bob")
     bob("POST", "/memories", json={"text": "I live in Porto.", "importance": 0.9})
     now = bob("GET", "/beliefs").json()["items"]
@@ -138,7 +138,7 @@ def test_beliefs_now_as_of_and_history(server) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("key", [None, "egk_wrong", TENANT_KEYS["alice"] + "x", ADMIN_KEY])
-def test_missing_or_wrong_key_is_401_and_says_nothing_about_tenants(server, key) -> None:  # noqa: ANN001
+def test_missing_or_wrong_key_is_401_and_says_nothing_about_tenants(server, key) -> None:
     response = server.call("GET", "/stats", key)
     assert response.status_code == 401
     error = _error(response)
@@ -146,7 +146,7 @@ def test_missing_or_wrong_key_is_401_and_says_nothing_about_tenants(server, key)
     assert response.headers["www-authenticate"] == "Bearer"
 
 
-def test_bad_input_is_a_clear_4xx_naming_the_field(server) -> None:  # noqa: ANN001
+def test_bad_input_is_a_clear_4xx_naming_the_field(server) -> None:
     alice = server.as_tenant("alice")
     cases = [
         (("POST", "/chat"), {"json": {"message": "hi", "budget_tokens": 0}}, 422, "budget_tokens"),
@@ -171,7 +171,7 @@ def test_bad_input_is_a_clear_4xx_naming_the_field(server) -> None:  # noqa: ANN
             assert error["field"] == field, (path, error)
 
 
-def test_idempotency_key_returns_the_first_result_and_writes_once(server) -> None:  # noqa: ANN001
+def test_idempotency_key_returns_the_first_result_and_writes_once(server) -> None:
     bob = server.as_tenant("bob")
     body = {"text": "Remember the blue umbrella.", "importance": 0.7}
     first = bob("POST", "/memories", json=body, headers={"Idempotency-Key": "remember-umbrella-1"})
@@ -191,7 +191,7 @@ def test_idempotency_key_returns_the_first_result_and_writes_once(server) -> Non
     assert len(said) == 1
 
 
-def test_export_import_round_trip(server) -> None:  # noqa: ANN001
+def test_export_import_round_trip(server) -> None:
     alice, dave = server.as_tenant("alice"), server.as_tenant("dave")
     # its own memories first, so the round trip holds when this test runs alone
     for text in ("Keeps a sourdough starter called Rufus", "Takes the 8:10 ferry on Mondays"):
@@ -211,7 +211,7 @@ def test_export_import_round_trip(server) -> None:  # noqa: ANN001
     assert len(dave("GET", "/memories", params={"limit": 500}).json()["items"]) == len(mine)
 
 
-def test_consolidate_sleep_and_dream_propose_then_apply_only_valid_ids(server) -> None:  # noqa: ANN001
+def test_consolidate_sleep_and_dream_propose_then_apply_only_valid_ids(server) -> None:
     carol = server.as_tenant("carol")
     carol("POST", "/chat", json={"message": "My sister Ana lives in Braga.", "session_id": "fam"})
     consolidated = carol("POST", "/consolidate", json={"session_id": "fam"})
@@ -225,13 +225,13 @@ def test_consolidate_sleep_and_dream_propose_then_apply_only_valid_ids(server) -
     assert [e["kind"] for e in applied["events"]] == ["dream_rejected"]
 
 
-def test_lifecycle_hooks_are_cheap_and_the_server_keeps_serving(server) -> None:  # noqa: ANN001
+def test_lifecycle_hooks_are_cheap_and_the_server_keeps_serving(server) -> None:
     assert server.call("POST", "/initialize", ADMIN_KEY).json()["status"] == "ok"
     assert server.call("GET", "/pre-stop", ADMIN_KEY).json()["status"] == "ok"
     assert server.call("GET", "/stats", TENANT_KEYS["alice"]).status_code == 200
 
 
-def test_body_limit_and_rate_limit(tmp_path) -> None:  # noqa: ANN001
+def test_body_limit_and_rate_limit(tmp_path) -> None:
     with in_process_server(tmp_path / "tenants", max_body_bytes=4096, rate_burst=2, rate_per_minute=1) as small:
         alice, bob = small.as_tenant("alice"), small.as_tenant("bob")
         big = alice("POST", "/memories", json={"text": "x" * 5000})

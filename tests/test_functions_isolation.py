@@ -9,7 +9,7 @@ SECRET = "My locker code is 4417 and I keep the spare key under the blue pot."
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory):  # noqa: ANN001, ANN201
+def world(tmp_path_factory):
     with in_process_server(tmp_path_factory.mktemp("isolation") / "tenants") as server:
         alice, bob = server.as_tenant("alice"), server.as_tenant("bob")
         made = alice("POST", "/memories", json={"text": SECRET, "kind": "fact", "importance": 0.95}).json()
@@ -19,13 +19,13 @@ def world(tmp_path_factory):  # noqa: ANN001, ANN201
         yield server, alice, bob, [m["id"] for m in made["memories"]], proposal["id"]
 
 
-def _alice_intact(alice, ids) -> None:  # noqa: ANN001
+def _alice_intact(alice, ids) -> None:
     for memory_id in ids:
         response = alice("GET", f"/memories/{memory_id}")
         assert response.status_code == 200 and response.json()["memory"]["status"] == "active"
 
 
-def test_bob_cannot_read_forget_or_purge_alice_memories_by_id(world) -> None:  # noqa: ANN001
+def test_bob_cannot_read_forget_or_purge_alice_memories_by_id(world) -> None:
     server, alice, bob, ids, _ = world
     for memory_id in ids:
         for method, path, params in [("GET", f"/memories/{memory_id}", None),
@@ -37,7 +37,7 @@ def test_bob_cannot_read_forget_or_purge_alice_memories_by_id(world) -> None:  #
     _alice_intact(alice, ids)
 
 
-def test_bob_cannot_list_recall_export_or_see_alice_beliefs_and_events(world) -> None:  # noqa: ANN001
+def test_bob_cannot_list_recall_export_or_see_alice_beliefs_and_events(world) -> None:
     server, alice, bob, ids, _ = world
     texts = [m["text"] for m in bob("GET", "/memories", params={"limit": 500}).json()["items"]]
     assert texts and not any("4417" in t or "Miso" in t for t in texts)
@@ -56,7 +56,7 @@ def test_bob_cannot_list_recall_export_or_see_alice_beliefs_and_events(world) ->
     assert bob_stats["stats"]["memories"] != alice_stats["stats"]["memories"]
 
 
-def test_bob_cannot_touch_alice_sessions_or_proposals(world) -> None:  # noqa: ANN001
+def test_bob_cannot_touch_alice_sessions_or_proposals(world) -> None:
     server, alice, bob, ids, proposal_id = world
     consolidated = bob("POST", "/consolidate", json={"session_id": "alice-s1"})
     assert consolidated.status_code == 404
@@ -65,7 +65,7 @@ def test_bob_cannot_touch_alice_sessions_or_proposals(world) -> None:  # noqa: A
     _alice_intact(alice, ids)
 
 
-def test_no_body_or_query_field_picks_the_tenant(world) -> None:  # noqa: ANN001
+def test_no_body_or_query_field_picks_the_tenant(world) -> None:
     server, alice, bob, ids, _ = world
     in_body = bob("POST", "/recall", json={"query": "locker code", "tenant": "alice"})
     assert in_body.status_code == 422 and in_body.json()["error"]["field"] == "tenant"
@@ -77,7 +77,7 @@ def test_no_body_or_query_field_picks_the_tenant(world) -> None:  # noqa: ANN001
     assert bob("GET", "/stats", headers=headers).json()["tenant"] == "bob"
 
 
-def test_import_into_bob_cannot_overwrite_alice(world) -> None:  # noqa: ANN001
+def test_import_into_bob_cannot_overwrite_alice(world) -> None:
     server, alice, bob, ids, _ = world
     exported = alice("GET", "/export").content
     assert bob("POST", "/import", data=exported).status_code == 200  # a copy in bob's own store

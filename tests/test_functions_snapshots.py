@@ -27,7 +27,7 @@ WHOLE_ENV = {"ENGRAM_SNAPSHOT_DELTA_CHAIN": "0"}
 
 
 @pytest.fixture(scope="module", params=["whole", "deltas"])
-def instances(request, tmp_path_factory):  # noqa: ANN001, ANN201
+def instances(request, tmp_path_factory):
     with moto_server() as endpoint:
         bucket = new_bucket(endpoint)
         env = {"ENGRAM_OSS_ENDPOINT": endpoint, "ENGRAM_OSS_DIALECT": "s3", "ENGRAM_OSS_REGION": LOOPBACK_REGION,
@@ -44,7 +44,7 @@ def instances(request, tmp_path_factory):  # noqa: ANN001, ANN201
             yield a, b, oss_store(endpoint, "s3", bucket, prefix="tenants"), request.param  # either dialect lists
 
 
-def _turn(server, number: int) -> int:  # noqa: ANN001
+def _turn(server, number: int) -> int:
     """One chat turn, retried on 503 (busy) with the same Idempotency-Key: retries never double a turn."""
     headers = {"Idempotency-Key": f"turn-{number}"}
     for _ in range(MAX_TRIES):
@@ -57,11 +57,11 @@ def _turn(server, number: int) -> int:  # noqa: ANN001
     return 503
 
 
-def _generations(objects) -> list[str]:  # noqa: ANN001 - OssStore
+def _generations(objects) -> list[str]:
     return [info.key for info in objects.list("alice/snap/")]
 
 
-def test_two_instances_serving_one_tenant_lose_no_turn(instances) -> None:  # noqa: ANN001
+def test_two_instances_serving_one_tenant_lose_no_turn(instances) -> None:
     a, b, bucket, kind = instances
     with ThreadPoolExecutor(WORKERS) as pool:
         statuses = list(pool.map(lambda n: _turn(a if n % 2 else b, n), range(TURNS)))
@@ -75,7 +75,7 @@ def test_two_instances_serving_one_tenant_lose_no_turn(instances) -> None:  # no
     assert codecs == ({"zstd", "zstd-pages"} if kind == "deltas" else {"zstd"})
 
 
-def test_reads_on_either_instance_write_no_generation(instances) -> None:  # noqa: ANN001
+def test_reads_on_either_instance_write_no_generation(instances) -> None:
     a, b, bucket, _ = instances
     a.call("POST", "/memories", TENANT_KEYS["alice"], json={"text": "Prefers window seats.", "importance": 0.8})
     before = _generations(bucket)
@@ -89,7 +89,7 @@ def test_reads_on_either_instance_write_no_generation(instances) -> None:  # noq
     assert _generations(bucket) == before
 
 
-def test_tenants_stay_apart_in_the_bucket(instances) -> None:  # noqa: ANN001
+def test_tenants_stay_apart_in_the_bucket(instances) -> None:
     a, b, bucket, _ = instances
     assert b.call("POST", "/memories", TENANT_KEYS["bob"], json={"text": "Bob's own note.", "importance": 0.7}).ok
     assert "Bob's own note" not in a.call("GET", "/export", TENANT_KEYS["alice"]).text
@@ -99,7 +99,7 @@ def test_tenants_stay_apart_in_the_bucket(instances) -> None:  # noqa: ANN001
     assert {key.rsplit("/", 1)[1] for key in keys if key.startswith("_due/")} == {"alice", "bob"}  # the schedule
 
 
-def test_a_keys_file_in_the_bucket_adds_tenants(instances) -> None:  # noqa: ANN001
+def test_a_keys_file_in_the_bucket_adds_tenants(instances) -> None:
     a, b, bucket, _ = instances
     assert b.call("GET", "/stats", ERIN).json()["tenant"] == "erin"  # b reads oss://.../api-keys.json
     assert a.call("GET", "/stats", ERIN).status_code == 401  # a was not given the file

@@ -30,7 +30,7 @@ class FcApiRecorder:
         recorder = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length", "0")))
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 task = headers.get("x-fc-async-task-id", "")
@@ -63,7 +63,7 @@ class FcApiRecorder:
 
 
 @pytest.fixture
-def fc_api():  # noqa: ANN201
+def fc_api():
     with FcApiRecorder() as recorder:
         yield recorder
 
@@ -74,16 +74,16 @@ def _timer(trigger: datetime, **payload: str) -> bytes:
     return json.dumps({**event, "triggerTime": trigger.isoformat(), "payload": json.dumps(payload)}).encode()
 
 
-def _invoke(server, body: bytes, **headers: str):  # noqa: ANN001, ANN202
+def _invoke(server, body: bytes, **headers: str):
     return server.call("POST", "/invoke", headers={"content-type": "application/octet-stream", **headers}, data=body)
 
 
-def _touch_tenants(server, *tenants: str) -> None:  # noqa: ANN001
+def _touch_tenants(server, *tenants: str) -> None:
     for tenant in tenants:
         assert server.as_tenant(tenant)("POST", "/memories", json={"text": f"{tenant} was here", "importance": 0.6}).ok
 
 
-def test_timer_fans_out_one_async_invocation_per_due_tenant_and_a_repeat_fans_out_nothing(tmp_path, fc_api) -> None:  # noqa: ANN001
+def test_timer_fans_out_one_async_invocation_per_due_tenant_and_a_repeat_fans_out_nothing(tmp_path, fc_api) -> None:
     fc_env = {"ENGRAM_FANOUT_MODE": "fc", "ENGRAM_FC_ENDPOINT": fc_api.endpoint, "ENGRAM_FC_PROTOCOL": "http",
               "ENGRAM_PLATFORM": "fc",  # the platform's x-fc-* headers are trusted on Function Compute only
               "ENGRAM_FC_SLEEP_FUNCTION": FUNCTION, "FC_REGION": "ap-southeast-1",
@@ -135,7 +135,7 @@ def test_timer_fans_out_one_async_invocation_per_due_tenant_and_a_repeat_fans_ou
         assert fc_api.requests[-1]["headers"]["x-acs-security-token"] == "fixture-token"
 
 
-def test_fanout_is_bounded_per_run(tmp_path, fc_api) -> None:  # noqa: ANN001
+def test_fanout_is_bounded_per_run(tmp_path, fc_api) -> None:
     fc_env = {"ENGRAM_FANOUT_MODE": "fc", "ENGRAM_FC_ENDPOINT": fc_api.endpoint, "ENGRAM_FC_PROTOCOL": "http",
               "ENGRAM_FC_SLEEP_FUNCTION": FUNCTION, "ALIBABA_CLOUD_ACCESS_KEY_ID": "AK",
               "ALIBABA_CLOUD_ACCESS_KEY_SECRET": "SK", "ENGRAM_FANOUT_MAX_PER_RUN": "2"}
@@ -149,7 +149,7 @@ def test_fanout_is_bounded_per_run(tmp_path, fc_api) -> None:  # noqa: ANN001
         assert len(fc_api.requests) == 3
 
 
-def test_invoke_needs_the_admin_credential_or_a_valid_job_signature(tmp_path) -> None:  # noqa: ANN001
+def test_invoke_needs_the_admin_credential_or_a_valid_job_signature(tmp_path) -> None:
     with running_server(tmp_path / "tenants") as server:
         _touch_tenants(server, "alice")
         trigger = datetime(2026, 1, 6, 3, tzinfo=timezone.utc)
@@ -168,7 +168,7 @@ def test_invoke_needs_the_admin_credential_or_a_valid_job_signature(tmp_path) ->
         assert unknown.status_code == 404
 
 
-def test_local_mode_runs_the_jobs_on_the_local_server(tmp_path) -> None:  # noqa: ANN001
+def test_local_mode_runs_the_jobs_on_the_local_server(tmp_path) -> None:
     with running_server(tmp_path / "tenants") as server:
         _touch_tenants(server, "alice", "bob")
         trigger = datetime.now(timezone.utc) + timedelta(hours=1)
@@ -186,7 +186,7 @@ def test_local_mode_runs_the_jobs_on_the_local_server(tmp_path) -> None:  # noqa
         assert _invoke(server, _timer(trigger), **ADMIN).json()["dispatched"] == []
 
 
-def test_a_duplicate_task_id_is_fcs_dedup_not_a_failure(tmp_path, fc_api) -> None:  # noqa: ANN001
+def test_a_duplicate_task_id_is_fcs_dedup_not_a_failure(tmp_path, fc_api) -> None:
     fc_env = {"ENGRAM_FANOUT_MODE": "fc", "ENGRAM_FC_ENDPOINT": fc_api.endpoint, "ENGRAM_FC_PROTOCOL": "http",
               "ENGRAM_FC_SLEEP_FUNCTION": FUNCTION, "ALIBABA_CLOUD_ACCESS_KEY_ID": "AK",
               "ALIBABA_CLOUD_ACCESS_KEY_SECRET": "SK"}
@@ -200,7 +200,7 @@ def test_a_duplicate_task_id_is_fcs_dedup_not_a_failure(tmp_path, fc_api) -> Non
         assert _invoke(server, _timer(trigger + timedelta(hours=1)), **ADMIN).json()["dispatched"] == []  # moved on
 
 
-def test_on_fc_the_jobs_function_trusts_the_platform_and_nothing_else_does(tmp_path, fc_api) -> None:  # noqa: ANN001
+def test_on_fc_the_jobs_function_trusts_the_platform_and_nothing_else_does(tmp_path, fc_api) -> None:
     fc_env = {"ENGRAM_PLATFORM": "fc", "ENGRAM_FANOUT_MODE": "fc", "ENGRAM_FC_ENDPOINT": fc_api.endpoint,
               "ENGRAM_FC_PROTOCOL": "http", "ENGRAM_FC_SLEEP_FUNCTION": FUNCTION}
     trigger = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(hours=1)

@@ -87,7 +87,7 @@ def test_limiter_allows_the_burst_then_says_how_long_to_wait() -> None:
 
 # -- idempotency records ----------------------------------------------------------------------
 
-def test_idempotency_records_replay_and_refuse_a_changed_request(clock) -> None:  # noqa: ANN001
+def test_idempotency_records_replay_and_refuse_a_changed_request(clock) -> None:
     engine = make_engine(clock)
     key = idempotency.check_key("order-42")
     assert idempotency.find(engine.store, key, "fp-1") is None
@@ -100,7 +100,7 @@ def test_idempotency_records_replay_and_refuse_a_changed_request(clock) -> None:
             idempotency.check_key(bad)
 
 
-def test_a_first_result_too_large_to_keep_replays_as_a_conflict(clock) -> None:  # noqa: ANN001
+def test_a_first_result_too_large_to_keep_replays_as_a_conflict(clock) -> None:
     engine = make_engine(clock)
     key = idempotency.check_key("big-turn")
     idempotency.save(engine.store, key, "fp", idempotency.Replay(200, {"block": "x" * idempotency.MAX_KEPT_BYTES}))
@@ -108,7 +108,7 @@ def test_a_first_result_too_large_to_keep_replays_as_a_conflict(clock) -> None: 
     assert kept.status == 409 and kept.body["error"]["code"] == "idempotent_result_not_kept"
 
 
-def test_idempotency_storage_is_a_bounded_ring(clock) -> None:  # noqa: ANN001
+def test_idempotency_storage_is_a_bounded_ring(clock) -> None:
     engine = make_engine(clock)
     keys = [idempotency.check_key(f"k{n}") for n in range(idempotency.SLOTS + 5)]
     for n, key in enumerate(keys):
@@ -128,7 +128,7 @@ def test_due_rule() -> None:
     assert not schedule.is_due(T0 - period + timedelta(seconds=1), T0, period)
 
 
-def test_a_stores_marks_say_when_it_slept_and_for_which_trigger(clock) -> None:  # noqa: ANN001
+def test_a_stores_marks_say_when_it_slept_and_for_which_trigger(clock) -> None:
     engine, period = make_engine(clock), timedelta(hours=24)
     assert schedule.last_sleep(engine) is None and not schedule.already_done(engine, T0)
     schedule.record_sleep(engine, T0, T0)

@@ -82,7 +82,7 @@ def test_hedged_revisions_supersede_the_old_value(before: str, after: str) -> No
     assert adjudicate(new, [held]) == {"verdicts": [{"id": "b1", "verdict": "supersede"}]}
 
 
-def test_a_hedged_revision_retires_the_old_belief_in_the_store(clock) -> None:  # noqa: ANN001
+def test_a_hedged_revision_retires_the_old_belief_in_the_store(clock) -> None:
     engine = make_engine(clock)
     try:
         engine.observe("My favourite dessert is cheesecake.")

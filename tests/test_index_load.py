@@ -82,7 +82,7 @@ def loaded_and_built(store: SqliteStore | MemoryStore, dim: int,
 
 
 def check(engine: Engine) -> tuple[ActiveIndex, ActiveIndex]:
-    loaded, built = loaded_and_built(engine.store, engine._rt.embedder.dim, engine.config)  # noqa: SLF001
+    loaded, built = loaded_and_built(engine.store, engine._rt.embedder.dim, engine.config)
     assert loaded.entries.read_so_far() == 0  # nothing decoded until recall asks
     assert len(loaded) > 0
     assert_index_equal(loaded, built)
@@ -167,9 +167,9 @@ def engines_on_copies(path: Path, clock: FixedClock) -> tuple[Engine, Engine]:
     copy = path.with_name("copy.sqlite")
     shutil.copyfile(path, copy)
     loaded, built = (make_engine(clock, path=str(p), new_id=later_ids()) for p in (path, copy))
-    rt = built._rt  # noqa: SLF001 - the index the engine recalls with
-    rt._index = ActiveIndex.build(rt.embedder.dim, rt.config, rt.store.active_with_beliefs())  # noqa: SLF001
-    rt._index_version = rt.store.data_version()  # noqa: SLF001
+    rt = built._rt
+    rt._index = ActiveIndex.build(rt.embedder.dim, rt.config, rt.store.active_with_beliefs())
+    rt._index_version = rt.store.data_version()
     return loaded, built
 
 
@@ -183,7 +183,7 @@ def test_loaded_index_equals_built_through_writes_deletes_purge_and_import(tmp_p
     loaded, _ = check(engine)
     assert (loaded.previous >= 0).any() and loaded.entity_ids  # neighbour links and entities are there to compare
 
-    add_odd_rows(engine.store, engine._rt.embedder.dim)  # noqa: SLF001
+    add_odd_rows(engine.store, engine._rt.embedder.dim)
     loaded, built = check(engine)
     assert "odd_1" in loaded.position and "odd_7" in loaded.position and "odd_0" in loaded.position
     for absent in ("odd_2", "odd_3", "odd_4", "odd_5", "odd_6", "odd_9"):  # another dim, no vector, unreadable
@@ -208,7 +208,7 @@ def test_recall_through_a_loaded_index_equals_recall_through_a_built_one(tmp_pat
     clock, path = FixedClock(START), tmp_path / "t.sqlite"
     engine = make_engine(clock, path=str(path))
     fill(engine, clock, seed=5)
-    add_odd_rows(engine.store, engine._rt.embedder.dim)  # noqa: SLF001
+    add_odd_rows(engine.store, engine._rt.embedder.dim)
     engine.close()
     loaded, built = engines_on_copies(path, clock)
     for budget in (1024, 120):

@@ -76,7 +76,7 @@ def test_the_admin_key_file_rotates_without_a_redeploy() -> None:
     assert not keys.is_admin(OLD_ADMIN) and keys.is_admin(NEW_ADMIN)
 
 
-def test_a_running_server_picks_up_an_edited_keys_file(tmp_path) -> None:  # noqa: ANN001
+def test_a_running_server_picks_up_an_edited_keys_file(tmp_path) -> None:
     keys_file = tmp_path / "api-keys.json"
     keys_file.write_text(keys_json({"alice": ALICE}))
     with running_server(tmp_path / "tenants", ENGRAM_API_KEYS="[]", ENGRAM_API_KEYS_FILE=str(keys_file),

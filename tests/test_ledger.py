@@ -11,7 +11,7 @@ from conftest import START
 
 
 def belief(obj: str, predicate: str = "lives_in", cardinality: Cardinality = Cardinality.ONE, bid: str = "b1",
-           start=START) -> Belief:  # noqa: ANN001
+           start=START) -> Belief:
     return Belief(id=bid, subject="user", predicate=predicate, object=obj, statement=f"lives in {obj}",
                   valid_from=start, recorded_at=start, cardinality=cardinality)
 

@@ -17,7 +17,7 @@ from conftest import make_engine
 from fakes import ScriptedLLM, assessment
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_cli import run  # noqa: E402
+from test_cli import run
 
 pytestmark = pytest.mark.both_stores  # the use cases here need no SQL
 
@@ -39,7 +39,7 @@ def test_split_keeps_every_word_in_order_under_the_limit() -> None:
     assert "".join(parts).replace(" ", "") == "".join(text.split())
 
 
-def test_a_long_message_is_stored_whole_and_as_linked_parts(clock) -> None:  # noqa: ANN001
+def test_a_long_message_is_stored_whole_and_as_linked_parts(clock) -> None:
     text = report(100)
     engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.5)))
     assert len(text.encode("utf-8")) > engine.config.max_text_bytes
@@ -57,7 +57,7 @@ def test_a_long_message_is_stored_whole_and_as_linked_parts(clock) -> None:  # n
     assert engine.observe(text, message_id="doc-1").memories == ()  # the same id again: skipped
 
 
-def test_a_message_beyond_the_message_limit_is_refused_and_nothing_is_written(clock) -> None:  # noqa: ANN001
+def test_a_message_beyond_the_message_limit_is_refused_and_nothing_is_written(clock) -> None:
     engine = make_engine(clock, config=EngineConfig(max_text_bytes=100, max_message_bytes=1000))
     with pytest.raises(ValidationError, match="the limit is 1000"):
         engine.observe("word " * 300)

@@ -17,7 +17,7 @@ from fakes import ScriptedLLM, assessment
 pytestmark = pytest.mark.both_stores  # the use cases here need no SQL
 
 
-def chatty(clock, path: str = ":memory:", **llm_kwargs):  # noqa: ANN001, ANN003, ANN202
+def chatty(clock, path: str = ":memory:", **llm_kwargs):
     engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.4), **llm_kwargs), path=path)
     for day in range(3):
         for n in range(4):
@@ -26,7 +26,7 @@ def chatty(clock, path: str = ":memory:", **llm_kwargs):  # noqa: ANN001, ANN003
     return engine
 
 
-def test_sleep_turns_faded_groups_into_gists_and_archives_originals(clock) -> None:  # noqa: ANN001
+def test_sleep_turns_faded_groups_into_gists_and_archives_originals(clock) -> None:
     engine = chatty(clock)
     clock.advance(timedelta(days=60))
     result = engine.sleep()
@@ -44,7 +44,7 @@ def test_sleep_turns_faded_groups_into_gists_and_archives_originals(clock) -> No
     assert len(engine.memories(status=["archived"], limit=1000)) == 12
 
 
-def test_sleep_with_an_unusable_gist_archives_nothing(clock) -> None:  # noqa: ANN001
+def test_sleep_with_an_unusable_gist_archives_nothing(clock) -> None:
     engine = chatty(clock, summarise=lambda texts: "no json here")
     clock.advance(timedelta(days=60))
     result = engine.sleep()
@@ -53,7 +53,7 @@ def test_sleep_with_an_unusable_gist_archives_nothing(clock) -> None:  # noqa: A
     assert EventKind.FALLBACK in [e.kind for e in result.events]
 
 
-def test_storage_levels_off_over_repeated_sleep(clock) -> None:  # noqa: ANN001
+def test_storage_levels_off_over_repeated_sleep(clock) -> None:
     engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.4)))
     active = []
     for day in range(240):
@@ -68,7 +68,7 @@ def test_storage_levels_off_over_repeated_sleep(clock) -> None:  # noqa: ANN001
     assert active[-1] < 0.25 * total
 
 
-def test_consolidate_session_writes_through_adjudication(clock) -> None:  # noqa: ANN001
+def test_consolidate_session_writes_through_adjudication(clock) -> None:
     from engram_core.adapters.offline.llm import OfflineLLM
 
     engine = make_engine(clock, OfflineLLM())
@@ -80,8 +80,8 @@ def test_consolidate_session_writes_through_adjudication(clock) -> None:  # noqa
         engine.consolidate("nope")
 
 
-def _dream_llm(clock):  # noqa: ANN001, ANN202
-    def propose(memories):  # noqa: ANN001, ANN202
+def _dream_llm(clock):
+    def propose(memories):
         ids = [m[0] for m in memories]
         return json.dumps({"actions": [
             {"action": "forget", "ids": [ids[0]], "reason": "trivial"},
@@ -91,7 +91,7 @@ def _dream_llm(clock):  # noqa: ANN001, ANN202
     return make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.6), dream=propose))
 
 
-def test_dream_proposes_validates_and_applies_only_approved(clock) -> None:  # noqa: ANN001
+def test_dream_proposes_validates_and_applies_only_approved(clock) -> None:
     engine = _dream_llm(clock)
     a = engine.observe("first memory here").memories[0]
     b = engine.observe("second memory here").memories[0]
@@ -108,7 +108,7 @@ def test_dream_proposes_validates_and_applies_only_approved(clock) -> None:  # n
         engine.dream_apply("drm_missing", ["a1"])
 
 
-def test_soft_forget_keeps_audit_and_leaves_recall(clock) -> None:  # noqa: ANN001
+def test_soft_forget_keeps_audit_and_leaves_recall(clock) -> None:
     engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.7)))
     memory = engine.observe("my locker code is 4312").memories[0]
     events = engine.forget(memory.id)
@@ -120,7 +120,7 @@ def test_soft_forget_keeps_audit_and_leaves_recall(clock) -> None:  # noqa: ANN0
 
 
 @pytest.mark.sql  # reads the database file
-def test_purge_removes_text_everywhere_on_disk(clock, tmp_path: Path) -> None:  # noqa: ANN001
+def test_purge_removes_text_everywhere_on_disk(clock, tmp_path: Path) -> None:
     from engram_core.adapters.offline.llm import OfflineLLM
 
     path = tmp_path / "t.sqlite"
@@ -136,11 +136,11 @@ def test_purge_removes_text_everywhere_on_disk(clock, tmp_path: Path) -> None:  
     assert [e.kind for e in reopened.events()][-1] is EventKind.PURGED
 
 
-def _recalled(engine) -> list:  # noqa: ANN001
+def _recalled(engine) -> list:
     return [e for e in engine.events(limit=100_000) if e.kind is EventKind.RECALLED]
 
 
-def test_sleep_prunes_the_recall_log_past_its_window_and_nothing_else(clock) -> None:  # noqa: ANN001
+def test_sleep_prunes_the_recall_log_past_its_window_and_nothing_else(clock) -> None:
     engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.8)))
     engine.observe("I keep bees on the roof.", session_id="s1")
     old = engine.recall("bees on the roof", 500)
@@ -162,7 +162,7 @@ def test_sleep_prunes_the_recall_log_past_its_window_and_nothing_else(clock) -> 
     assert after.access_count == memory.access_count and after.last_accessed_at == memory.last_accessed_at
 
 
-def test_a_zero_recall_log_window_keeps_every_event(clock) -> None:  # noqa: ANN001
+def test_a_zero_recall_log_window_keeps_every_event(clock) -> None:
     from engram_core.core.config import EngineConfig
 
     engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.8)),
@@ -175,7 +175,7 @@ def test_a_zero_recall_log_window_keeps_every_event(clock) -> None:  # noqa: ANN
     assert {e.id for e in old.events} <= {e.id for e in _recalled(engine)}
 
 
-def test_an_archived_memory_wakes_on_a_strong_cue_and_stays_archived(clock) -> None:  # noqa: ANN001
+def test_an_archived_memory_wakes_on_a_strong_cue_and_stays_archived(clock) -> None:
     engine = chatty(clock)
     clock.advance(timedelta(days=60))
     engine.sleep()
@@ -190,7 +190,7 @@ def test_an_archived_memory_wakes_on_a_strong_cue_and_stays_archived(clock) -> N
     assert not set(archived) & {i.memory_id for i in weak.items}
 
 
-def test_a_belief_changed_after_its_episode_was_archived_never_surfaces_the_old_value(clock) -> None:  # noqa: ANN001
+def test_a_belief_changed_after_its_episode_was_archived_never_surfaces_the_old_value(clock) -> None:
     from engram_core.adapters.offline.llm import OfflineLLM
 
     engine = make_engine(clock, OfflineLLM())

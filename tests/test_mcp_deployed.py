@@ -16,7 +16,7 @@ MCP_ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "
 
 
 @pytest.fixture(scope="module")
-def memories(tmp_path_factory) -> Iterator[Server]:  # noqa: ANN001
+def memories(tmp_path_factory) -> Iterator[Server]:
     with running_server(tmp_path_factory.mktemp("mcp-fn") / "tenants", ENGRAM_FUNCTION="memories",
                         ENGRAM_RATE_BURST="3", ENGRAM_RATE_PER_MINUTE="1") as server:
         yield server
@@ -69,7 +69,7 @@ def test_model_calling_tools_share_the_tenants_rate_limit(memories: Server) -> N
     anyio.run(scenario)
 
 
-def test_mcp_is_served_by_the_memories_function_only(tmp_path) -> None:  # noqa: ANN001
+def test_mcp_is_served_by_the_memories_function_only(tmp_path) -> None:
     with running_server(tmp_path / "tenants", ENGRAM_FUNCTION="chat") as chat:
         response = httpx2.post(chat.url + "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
                                headers={**MCP_ACCEPT, "Authorization": f"Bearer {TENANT_KEYS['alice']}"}, timeout=30)

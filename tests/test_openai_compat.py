@@ -56,7 +56,7 @@ def stored_messages(server: Server, tenant: str) -> list[dict]:
 # -- offline: no model key, the offline reply ---------------------------------------------------
 
 @pytest.fixture(scope="module")
-def offline(tmp_path_factory) -> Iterator[Server]:  # noqa: ANN001
+def offline(tmp_path_factory) -> Iterator[Server]:
     with running_server(tmp_path_factory.mktemp("v1-offline") / "tenants") as server:
         yield server
 
@@ -167,7 +167,7 @@ def test_a_tool_loop_continuation_does_not_store_the_user_message_twice(offline:
 
 # -- routing: the deployed chat function serves /v1, the memories function does not ----------------
 
-def test_the_chat_function_serves_v1_and_the_memories_function_does_not(tmp_path) -> None:  # noqa: ANN001
+def test_the_chat_function_serves_v1_and_the_memories_function_does_not(tmp_path) -> None:
     with running_server(tmp_path / "tenants", ENGRAM_FUNCTION="chat") as chat:
         client = client_for(chat, "alice")
         assert agent_turn(client, new_conversation(), "Hello there")
@@ -179,7 +179,7 @@ def test_the_chat_function_serves_v1_and_the_memories_function_does_not(tmp_path
                 model="engram", messages=[{"role": "user", "content": "hi"}])
 
 
-def test_completions_are_rate_limited_like_every_model_calling_route(tmp_path) -> None:  # noqa: ANN001
+def test_completions_are_rate_limited_like_every_model_calling_route(tmp_path) -> None:
     with running_server(tmp_path / "tenants", ENGRAM_RATE_BURST="2", ENGRAM_RATE_PER_MINUTE="1") as limited:
         client = client_for(limited, "alice", max_retries=0)
         for _ in range(2):
@@ -214,7 +214,7 @@ def upstream() -> Iterator[OpenAIServer]:
 
 
 @pytest.fixture(scope="module")
-def qwen(upstream: OpenAIServer, tmp_path_factory) -> Iterator[Server]:  # noqa: ANN001
+def qwen(upstream: OpenAIServer, tmp_path_factory) -> Iterator[Server]:
     with running_server(tmp_path_factory.mktemp("v1-qwen") / "tenants", ENGRAM_PROVIDER="auto",
                         QWEN_CLOUD_API_KEY=QWEN_KEY, ENGRAM_LLM_BASE_URL=upstream.url,
                         ENGRAM_LLM_BACKOFF_SECONDS="0.001", ENGRAM_LLM_MAX_RETRIES="1") as server:

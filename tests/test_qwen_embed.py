@@ -85,7 +85,7 @@ def test_embedding_errors_are_retried(server: OpenAIServer) -> None:
     assert len(server.embedding_requests()) == 3 and p.usage.drain_usage()[0].attempts == 3
 
 
-def test_every_vector_carries_model_id_and_dimension(server: OpenAIServer, tmp_path) -> None:  # noqa: ANN001
+def test_every_vector_carries_model_id_and_dimension(server: OpenAIServer, tmp_path) -> None:
     with open_engine(tmp_path / "s.sqlite", settings=settings_for(server.url, embed_dim=256)) as engine:
         engine.remember("The user prefers aisle seats.", kind="preference", importance=0.8)
         engine.observe("I live in Porto.")
@@ -96,7 +96,7 @@ def test_every_vector_carries_model_id_and_dimension(server: OpenAIServer, tmp_p
         assert isinstance(engine._rt.embedder, Embedder)
 
 
-def test_changing_dimension_refuses_recall_until_reembedded(server: OpenAIServer, tmp_path) -> None:  # noqa: ANN001
+def test_changing_dimension_refuses_recall_until_reembedded(server: OpenAIServer, tmp_path) -> None:
     path = tmp_path / "s.sqlite"
     with open_engine(path, settings=settings_for(server.url, embed_dim=512)) as engine:
         engine.remember("The user is allergic to shellfish.", importance=0.95)
@@ -116,7 +116,7 @@ def test_changing_dimension_refuses_recall_until_reembedded(server: OpenAIServer
             "text-embedding-v4:256"]
 
 
-def test_a_failed_reembed_changes_nothing(server: OpenAIServer, tmp_path) -> None:  # noqa: ANN001
+def test_a_failed_reembed_changes_nothing(server: OpenAIServer, tmp_path) -> None:
     path = tmp_path / "s.sqlite"
     with open_engine(path, settings=settings_for(server.url, embed_dim=512)) as engine:
         for i in range(3):
@@ -131,7 +131,7 @@ def test_a_failed_reembed_changes_nothing(server: OpenAIServer, tmp_path) -> Non
             engine.recall("fact")
 
 
-def test_reembed_command_moves_a_local_store_to_qwen(server: OpenAIServer, tmp_path) -> None:  # noqa: ANN001
+def test_reembed_command_moves_a_local_store_to_qwen(server: OpenAIServer, tmp_path) -> None:
     store = tmp_path / "cli.sqlite"
     local = {**cli_env(server.url, store), "ENGRAM_EMBEDDER": "hashing", "ENGRAM_PROVIDER": "offline"}
     assert engram(local, "remember", "The user lives in Porto.", "--importance", "0.8").returncode == 0

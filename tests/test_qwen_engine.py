@@ -26,11 +26,11 @@ def server() -> OpenAIServer:
         yield running
 
 
-def engine_for(server: OpenAIServer, path: Path | str = ":memory:", **overrides: object):  # noqa: ANN201 - Engine
+def engine_for(server: OpenAIServer, path: Path | str = ":memory:", **overrides: object):
     return open_engine(path, settings=settings_for(server.url, **overrides), clock=FixedClock(START))
 
 
-def usage_rows(engine) -> list[tuple[str, str, int]]:  # noqa: ANN001 - Engine
+def usage_rows(engine) -> list[tuple[str, str, int]]:
     return [(r["purpose"], r["model"], r["calls"]) for r in engine.stats()["usage"]["by_purpose"]]
 
 

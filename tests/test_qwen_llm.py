@@ -25,7 +25,7 @@ def server() -> OpenAIServer:
         yield running
 
 
-def providers(server: OpenAIServer, **overrides: object):  # noqa: ANN201 - Providers
+def providers(server: OpenAIServer, **overrides: object):
     return build_providers(settings_for(server.url, **overrides))
 
 

@@ -83,7 +83,7 @@ def assert_same_as_plain(store: SqliteStore, asked: list[str], limits: tuple[int
                 assert store.lexical_search(query, limit, active_only) == expected, (query, limit, active_only)
 
 
-def test_cached_lexical_search_matches_fts5_row_for_row(tmp_path) -> None:  # noqa: ANN001
+def test_cached_lexical_search_matches_fts5_row_for_row(tmp_path) -> None:
     store = filled_store(str(tmp_path / "t.sqlite"), 3000, seed=3)
     asked = queries(4, 150)
     assert_same_as_plain(store, asked)  # the first search of a state asks FTS5; later ones use the cache
@@ -93,7 +93,7 @@ def test_cached_lexical_search_matches_fts5_row_for_row(tmp_path) -> None:  # no
     store.close()
 
 
-def test_cached_lexical_search_follows_every_write(tmp_path) -> None:  # noqa: ANN001
+def test_cached_lexical_search_follows_every_write(tmp_path) -> None:
     path = str(tmp_path / "t.sqlite")
     store, asked = filled_store(path, 400, seed=5), queries(6, 20)
     assert_same_as_plain(store, asked, (400, 5))
@@ -119,11 +119,11 @@ def test_cached_lexical_search_follows_every_write(tmp_path) -> None:  # noqa: A
     store.close()
 
 
-def fresh_engine(path: str, clock: FixedClock):  # noqa: ANN201
+def fresh_engine(path: str, clock: FixedClock):
     return make_engine(clock, path=path)
 
 
-def test_warm_recall_returns_what_a_cold_engine_returns(tmp_path) -> None:  # noqa: ANN001
+def test_warm_recall_returns_what_a_cold_engine_returns(tmp_path) -> None:
     """Cached lines, token counts, lexical terms and the index against a fresh open of the same file."""
     path, clock, rng = str(tmp_path / "t.sqlite"), FixedClock(START), random.Random(9)
     warm = fresh_engine(path, clock)
@@ -151,7 +151,7 @@ def test_warm_recall_returns_what_a_cold_engine_returns(tmp_path) -> None:  # no
     warm.close()
 
 
-def test_reinforcement_writes_only_the_access_state(tmp_path) -> None:  # noqa: ANN001
+def test_reinforcement_writes_only_the_access_state(tmp_path) -> None:
     path, clock = str(tmp_path / "t.sqlite"), FixedClock(START)
     engine = fresh_engine(path, clock)
     for text in ("I sail on Saturdays", "I play the cello", "The ferry leaves at seven"):
@@ -178,22 +178,22 @@ def test_reinforcement_writes_only_the_access_state(tmp_path) -> None:  # noqa: 
                                                                                   for i in result.items]
     engine.close()
     reopened = fresh_engine(path, clock)
-    index = reopened._rt.index()  # noqa: SLF001 - the rebuilt index sees the reinforced state
+    index = reopened._rt.index()
     pos = index.position[next(iter(packed))]
     assert index.columns["accessed_h"][pos] == epoch_hours(clock.now())
     reopened.close()
 
 
 # The restatement veto as first written: every candidate's people worked out, every pair tried in order.
-def plain_restated(memories: list, vectors: np.ndarray, least_similarity: float) -> set[str]:  # noqa: ANN001
+def plain_restated(memories: list, vectors: np.ndarray, least_similarity: float) -> set[str]:
     newer = [i for i, (m, _) in enumerate(memories) if states_a_change(m)]
     if not newer:
         return set()
     similarity = vectors @ vectors[newer].T
-    keys = [(restatements._speaker(m), restatements._people(m.text)) for m, _ in memories]  # noqa: SLF001
+    keys = [(restatements._speaker(m), restatements._people(m.text)) for m, _ in memories]
     drop = set()
     for i, (old, belief) in enumerate(memories):
-        if not restatements._retirable(old, belief):  # noqa: SLF001
+        if not restatements._retirable(old, belief):
             continue
         for column, j in enumerate(newer):
             new = memories[j][0]
@@ -240,7 +240,7 @@ def test_restatement_veto_drops_what_the_plain_pairwise_veto_drops(seed: int) ->
     assert plain_restated(rows, vectors, 0.3)  # the pools do exercise the veto
 
 
-def test_warm_recall_with_the_restatement_veto_on_returns_what_a_cold_engine_returns(tmp_path) -> None:  # noqa: ANN001
+def test_warm_recall_with_the_restatement_veto_on_returns_what_a_cold_engine_returns(tmp_path) -> None:
     """The change cues kept in the index follow edited texts: a warm engine against a fresh open."""
     path, clock, rng = str(tmp_path / "t.sqlite"), FixedClock(START), random.Random(11)
     config = EngineConfig(restatement_similarity=0.2)
@@ -261,7 +261,7 @@ def test_warm_recall_with_the_restatement_veto_on_returns_what_a_cold_engine_ret
             text = edited.text.replace(" now.", ".") if edited.text.endswith(" now.") else edited.text[:-1] + " now."
             with warm.store.transaction():
                 warm.store.update_memory(replace(edited, text=text))
-            warm._rt.index_update(warm.store.get_memory(edited.id))  # noqa: SLF001 - as the engine's writes do
+            warm._rt.index_update(warm.store.get_memory(edited.id))
         cold = make_engine(clock, path=path, config=config)
         expected = cold.recall(query, 1024, reinforce=False)
         cold.close()

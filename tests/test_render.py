@@ -97,7 +97,7 @@ def test_a_compact_line_costs_what_it_adds_to_the_block() -> None:
 
 # -- through the engine: real SQLite, offline bookkeeping --------------------------------------
 
-def _story(clock):  # noqa: ANN001, ANN202
+def _story(clock):
     engine = make_engine(clock)
     engine.observe("I live in Coimbra.")
     engine.observe("My project is called HERON.")
@@ -108,7 +108,7 @@ def _story(clock):  # noqa: ANN001, ANN202
     return engine
 
 
-def _story_recalls(clock, *asks: tuple[str, int]) -> list:  # noqa: ANN001
+def _story_recalls(clock, *asks: tuple[str, int]) -> list:
     """Each (query, budget) asked of the story, without reinforcement; the engine closed after."""
     engine = _story(clock)
     try:
@@ -117,14 +117,14 @@ def _story_recalls(clock, *asks: tuple[str, int]) -> list:  # noqa: ANN001
         engine.close()
 
 
-def test_a_sixteen_token_recall_holds_the_answer(clock) -> None:  # noqa: ANN001
+def test_a_sixteen_token_recall_holds_the_answer(clock) -> None:
     home, project = _story_recalls(clock, ("Where do I live?", 16), ("What is my project called?", 16))
     assert home.block == "<mem>lives in: Coimbra</mem>"
     assert project.block == "<mem>project: HERON</mem>"
     assert home.tokens_used == counter.count(home.block) <= 16
 
 
-def test_small_budgets_lead_with_the_belief_the_query_names(clock) -> None:  # noqa: ANN001
+def test_small_budgets_lead_with_the_belief_the_query_names(clock) -> None:
     compact, full = _story_recalls(clock, ("Where do I live?", 40), ("Where do I live?", 400))
     assert compact.items[0].text == "The user lives in Coimbra."
     assert compact.block.startswith("<mem>lives in: Coimbra\n")
@@ -151,7 +151,7 @@ def test_engine_recall_never_exceeds_the_budget_in_either_form(budget: int) -> N
         assert result.block == "" and result.tokens_used == 0
 
 
-def test_a_question_that_names_the_attribute_in_other_words_still_leads_with_it(clock) -> None:  # noqa: ANN001
+def test_a_question_that_names_the_attribute_in_other_words_still_leads_with_it(clock) -> None:
     from engram_core.adapters.minilm import MiniLMEmbedder
 
     engine = make_engine(clock, embedder=MiniLMEmbedder())

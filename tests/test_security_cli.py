@@ -19,7 +19,7 @@ def engram(store: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory) -> Path:  # noqa: ANN001
+def store(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("cli") / "a.sqlite"
     assert engram(path, "remember", HOSTILE, "--importance", "0.9").returncode == 0
     return path

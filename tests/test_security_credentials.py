@@ -25,7 +25,7 @@ def fc_headers(key_id: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def storage(tmp_path_factory):  # noqa: ANN001, ANN201
+def storage(tmp_path_factory):
     with moto_server() as endpoint:
         proxy = AuthLogProxy(endpoint).start()
         try:
@@ -35,7 +35,7 @@ def storage(tmp_path_factory):  # noqa: ANN001, ANN201
 
 
 @pytest.fixture
-def client_for(storage, monkeypatch, tmp_path):  # noqa: ANN001, ANN201
+def client_for(storage, monkeypatch, tmp_path):
     proxy, bucket, _ = storage
     monkeypatch.setenv("ENGRAM_OSS_ENDPOINT", proxy.endpoint)
     monkeypatch.setenv("ENGRAM_OSS_DIALECT", "s3")
@@ -47,13 +47,13 @@ def client_for(storage, monkeypatch, tmp_path):  # noqa: ANN001, ANN201
     return lambda platform: api_client(f"oss://{bucket}/{tmp_path.name}", platform=platform, rate_burst=1000)
 
 
-def _remember(client, tenant: str, text: str, headers: dict | None = None) -> None:  # noqa: ANN001
+def _remember(client, tenant: str, text: str, headers: dict | None = None) -> None:
     response = client.post("/memories", json={"text": text, "importance": 0.6},
                            headers={**bearer(tenant), **(headers or {})})
     assert response.status_code == 201, response.text
 
 
-def test_off_function_compute_request_credentials_are_never_used(storage, client_for) -> None:  # noqa: ANN001
+def test_off_function_compute_request_credentials_are_never_used(storage, client_for) -> None:
     proxy = storage[0]
     with client_for("local") as client:
         _remember(client, "alice", "Alice keeps bees.")
@@ -67,7 +67,7 @@ def test_off_function_compute_request_credentials_are_never_used(storage, client
     assert {s.key_id for s in proxy.seen()} == {KEY_ID}
 
 
-def test_an_unauthenticated_request_never_changes_the_credentials(storage, client_for) -> None:  # noqa: ANN001
+def test_an_unauthenticated_request_never_changes_the_credentials(storage, client_for) -> None:
     proxy = storage[0]
     with client_for("fc") as client:
         _remember(client, "alice", "Alice keeps bees.")
@@ -79,7 +79,7 @@ def test_an_unauthenticated_request_never_changes_the_credentials(storage, clien
     assert proxy.key_ids_for("alice") == {KEY_ID}
 
 
-def test_on_function_compute_credentials_are_scoped_to_their_own_request(storage, client_for) -> None:  # noqa: ANN001
+def test_on_function_compute_credentials_are_scoped_to_their_own_request(storage, client_for) -> None:
     proxy = storage[0]
     with client_for("fc") as client:
         _remember(client, "alice", "Alice keeps bees.")
@@ -97,7 +97,7 @@ def test_on_function_compute_credentials_are_scoped_to_their_own_request(storage
     assert bob_tokens == {"token-bob/re"}
 
 
-def test_off_function_compute_the_fan_out_never_signs_with_request_credentials(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+def test_off_function_compute_the_fan_out_never_signs_with_request_credentials(tmp_path, monkeypatch) -> None:
     for name in ("ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET", "ALIBABA_CLOUD_SECURITY_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     soon = datetime.now(timezone.utc) + timedelta(hours=2)  # a new tenant is due from the next hour on

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
-def open_umask():  # noqa: ANN201
+def open_umask():
     """The common default: without care, files come out world-readable."""
     before = os.umask(0o022)
     yield
@@ -38,7 +38,7 @@ def _exposed(root: Path) -> list[str]:
     return found
 
 
-def test_tenant_stores_of_the_service_are_private(tmp_path, open_umask) -> None:  # noqa: ANN001
+def test_tenant_stores_of_the_service_are_private(tmp_path, open_umask) -> None:
     with api_client(str(tmp_path / "tenants")) as client:
         for tenant in ("alice", "bob"):
             assert client.post("/memories", json={"text": "Prefers aisle seats.", "importance": 0.8},
@@ -47,7 +47,7 @@ def test_tenant_stores_of_the_service_are_private(tmp_path, open_umask) -> None:
         assert _exposed(tmp_path / "tenants") == []
 
 
-def test_a_store_the_cli_creates_is_private(tmp_path) -> None:  # noqa: ANN001
+def test_a_store_the_cli_creates_is_private(tmp_path) -> None:
     store = tmp_path / "new-dir" / "mine.sqlite"
     done = subprocess.run([sys.executable, "-m", "engram_core.cli.main", "--embedder", "hashing", "--store", str(store),
                            "remember", "Prefers aisle seats.", "--importance", "0.8"], capture_output=True, text=True,
@@ -56,7 +56,7 @@ def test_a_store_the_cli_creates_is_private(tmp_path) -> None:  # noqa: ANN001
     assert _exposed(tmp_path / "new-dir") == []
 
 
-def test_snapshot_objects_cache_and_working_copies_are_private(tmp_path, open_umask) -> None:  # noqa: ANN001
+def test_snapshot_objects_cache_and_working_copies_are_private(tmp_path, open_umask) -> None:
     snapshots = make_snapshotter(LocalDirStore(tmp_path / "objects"), tmp_path / "cache")
     snapshots.run("alice", remember("Prefers aisle seats."))
     snapshots.run("alice", remember("Lives in Lisbon."))
@@ -79,7 +79,7 @@ _LEAVE_A_WORKSPACE = textwrap.dedent("""
 """)
 
 
-def test_a_killed_process_working_copy_goes_when_the_next_process_starts(tmp_path) -> None:  # noqa: ANN001
+def test_a_killed_process_working_copy_goes_when_the_next_process_starts(tmp_path) -> None:
     killed = subprocess.run([sys.executable, "-c", _LEAVE_A_WORKSPACE, str(tmp_path), "die"], capture_output=True,
                             text=True, cwd=ROOT, timeout=60)
     left = Path(killed.stdout.strip())

@@ -27,7 +27,7 @@ class _Records(logging.Handler):
 
 
 @pytest.fixture
-def records():  # noqa: ANN201
+def records():
     handler, logger = _Records(), logging.getLogger("engram.http")
     level = logger.level
     logger.setLevel(logging.INFO)  # setLevel, not the attribute: it clears the cached level checks
@@ -38,19 +38,19 @@ def records():  # noqa: ANN201
 
 
 @pytest.fixture
-def client(tmp_path):  # noqa: ANN001, ANN201
+def client(tmp_path):
     with api_client(str(tmp_path / "tenants"), max_body_bytes=LIMIT) as running:
         yield running
 
 
-def _chunks(total: int, size: int = 512):  # noqa: ANN202 - a streamed (chunked) body
+def _chunks(total: int, size: int = 512):
     yield b'{"text": "'
     for _ in range(total // size):
         yield b"q" * size
     yield b'"}'
 
 
-def test_an_unexpected_error_answers_500_with_its_request_id_in_the_header_and_the_log(client, records) -> None:  # noqa: ANN001
+def test_an_unexpected_error_answers_500_with_its_request_id_in_the_header_and_the_log(client, records) -> None:
     def boom() -> None:
         raise RuntimeError("an internal fault")
 
@@ -68,7 +68,7 @@ def test_an_unexpected_error_answers_500_with_its_request_id_in_the_header_and_t
     assert sum(1 for line in records.lines if line[2]) == 2  # one traceback per failure, logged once
 
 
-def test_every_answer_carries_a_request_id(client) -> None:  # noqa: ANN001
+def test_every_answer_carries_a_request_id(client) -> None:
     for method, path, kwargs in [("GET", "/healthz", {}), ("GET", "/stats", {}), ("GET", "/nowhere", {}),
                                  ("POST", "/memories", {"content": b"x" * (LIMIT + 1)}),
                                  ("POST", "/recall", {"content": b"{", "headers": bearer("alice")})]:
@@ -77,14 +77,14 @@ def test_every_answer_carries_a_request_id(client) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("path", ["/memories", "/chat", "/recall", "/import", "/invoke"])
-def test_a_chunked_body_over_the_limit_is_413(client, path: str) -> None:  # noqa: ANN001
+def test_a_chunked_body_over_the_limit_is_413(client, path: str) -> None:
     headers = {**bearer("alice" if path != "/invoke" else ADMIN_KEY), "content-type": "application/json"}
     response = client.post(path, content=_chunks(LIMIT * 2), headers=headers)
     assert response.status_code == 413, response.text
     assert response.json()["error"]["code"] == "body_too_large"
 
 
-def test_deep_json_on_import_is_a_422_naming_the_line(tmp_path, records) -> None:  # noqa: ANN001
+def test_deep_json_on_import_is_a_422_naming_the_line(tmp_path, records) -> None:
     with api_client(str(tmp_path / "tenants")) as client:
         deep = b"[" * 100_000 + b"]" * 100_000 + b"\n"
         response = client.post("/import", content=deep, headers={**bearer("alice"),
@@ -97,7 +97,7 @@ def test_deep_json_on_import_is_a_422_naming_the_line(tmp_path, records) -> None
         assert not any(line[2] for line in records.lines)
 
 
-def test_deep_json_on_invoke_is_refused_without_a_traceback(tmp_path, records) -> None:  # noqa: ANN001
+def test_deep_json_on_invoke_is_refused_without_a_traceback(tmp_path, records) -> None:
     with api_client(str(tmp_path / "tenants")) as client:
         big = b"[" * 60_000 + b"]" * 60_000  # 120 KB: never parsed without the admin credential
         refused = client.post("/invoke", content=big)
@@ -109,7 +109,7 @@ def test_deep_json_on_invoke_is_refused_without_a_traceback(tmp_path, records) -
 
 
 @pytest.mark.parametrize("body", [b"[" * 50_000, b"{not json", b'{"text": "' + b"q" * 3000 + b'"}'])
-def test_unauthenticated_bodies_are_refused_before_they_are_parsed(client, body: bytes) -> None:  # noqa: ANN001
+def test_unauthenticated_bodies_are_refused_before_they_are_parsed(client, body: bytes) -> None:
     for path in ("/memories", "/chat", "/recall", "/consolidate", "/dream/apply", "/import", "/clock/advance"):
         for headers in ({}, {"Authorization": "Bearer egk_wrong"}, bearer(ADMIN_KEY)):
             response = client.post(path, content=body, headers={**headers, "content-type": "application/json"})

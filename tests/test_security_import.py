@@ -18,13 +18,13 @@ def _lines(*records: dict) -> bytes:
 
 
 @pytest.fixture
-def client(tmp_path):  # noqa: ANN001, ANN201
+def client(tmp_path):
     with api_client(str(tmp_path / "tenants"), rate_burst=1000) as running:
         running.post("/memories", json={"text": "base memory about tea", "importance": 0.5}, headers=bearer("alice"))
         yield running
 
 
-def _answers(client) -> None:  # noqa: ANN001
+def _answers(client) -> None:
     bodies = {"/recall": {"query": "tea"}, "/memories": {"text": "another one", "importance": 0.5}}
     for method, path in ROUTES:
         response = client.request(method, path, json=bodies.get(path) if method == "POST" else None,
@@ -38,7 +38,7 @@ def _answers(client) -> None:  # noqa: ANN001
     ({"schema": 999}, "schema"), ({"schema": 0}, "schema"), ({"schema": "3"}, "schema"), ({"version": 0}, "version"),
     ({"version": 1.5}, "version"), ({"embedder": "x" * 500}, "embedder"), ({"embedder": "no dimension"}, "embedder"),
     ({"tenant": "bob"}, "tenant"), ({"format": "engram-export-2"}, "format")])
-def test_a_header_field_out_of_bounds_is_refused_and_changes_nothing(client, extra: dict, field: str) -> None:  # noqa: ANN001
+def test_a_header_field_out_of_bounds_is_refused_and_changes_nothing(client, extra: dict, field: str) -> None:
     before = client.get("/export", headers=bearer("alice")).text
     clock = client.get("/clock", headers=bearer("alice")).json()["offset_hours"]
     response = client.post("/import", content=_lines({**HEADER, **extra}), headers=bearer("alice"))
@@ -49,13 +49,13 @@ def test_a_header_field_out_of_bounds_is_refused_and_changes_nothing(client, ext
     _answers(client)
 
 
-def test_a_nan_offset_is_refused(client) -> None:  # noqa: ANN001
+def test_a_nan_offset_is_refused(client) -> None:
     body = b'{"type": "header", "format": "engram-export", "version": 1, "clock_offset_seconds": NaN}\n'
     assert client.post("/import", content=body, headers=bearer("alice")).status_code == 422
     _answers(client)
 
 
-def test_an_import_never_moves_the_clock_back(client) -> None:  # noqa: ANN001
+def test_an_import_never_moves_the_clock_back(client) -> None:
     assert client.post("/clock/advance", json={"duration": "5w"}, headers=bearer("alice")).status_code == 200
     older = _lines({**HEADER, "clock_offset_seconds": 3 * 7 * 86400.0})
     assert client.post("/import", content=older, headers=bearer("alice")).status_code == 200
@@ -66,14 +66,14 @@ def test_an_import_never_moves_the_clock_back(client) -> None:  # noqa: ANN001
     _answers(client)
 
 
-def test_an_exported_header_round_trips(client) -> None:  # noqa: ANN001
+def test_an_exported_header_round_trips(client) -> None:
     exported = client.get("/export", headers=bearer("alice")).content
     assert client.post("/import", content=exported, headers=bearer("bob")).status_code == 200
     assert "base memory about tea" in client.get("/export", headers=bearer("bob")).text
 
 
 @pytest.mark.parametrize("stored", ["1e15", "-3e9", "nan", "inf", "not a number"])
-def test_a_stored_offset_out_of_range_never_takes_the_tenant_down(tmp_path, stored: str) -> None:  # noqa: ANN001
+def test_a_stored_offset_out_of_range_never_takes_the_tenant_down(tmp_path, stored: str) -> None:
     with api_client(str(tmp_path / "tenants")) as client:
         client.post("/memories", json={"text": "base memory about tea", "importance": 0.5}, headers=bearer("alice"))
     with sqlite3.connect(tmp_path / "tenants" / "alice" / "engram.sqlite") as conn:

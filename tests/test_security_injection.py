@@ -94,7 +94,7 @@ def test_ordinary_text_of_any_script_survives() -> None:
 
 
 @pytest.mark.parametrize("budget", [2000, 200, 100])
-def test_recalled_blocks_keep_one_frame_whatever_is_stored(tmp_path, budget: int) -> None:  # noqa: ANN001
+def test_recalled_blocks_keep_one_frame_whatever_is_stored(tmp_path, budget: int) -> None:
     with api_client(str(tmp_path / "tenants"), rate_burst=1000) as client:
         for text in PAYLOADS.values():
             stored = client.post("/memories", json={"text": text, "importance": 0.9, "kind": "preference"},
@@ -106,7 +106,7 @@ def test_recalled_blocks_keep_one_frame_whatever_is_stored(tmp_path, budget: int
         _check_block(recalled["block"], budget)
 
 
-def test_the_prompt_the_reply_model_gets_holds_the_same_clean_block(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+def test_the_prompt_the_reply_model_gets_holds_the_same_clean_block(tmp_path, monkeypatch) -> None:
     with OpenAIServer() as model:
         monkeypatch.setenv("QWEN_CLOUD_API_KEY", KEY)
         monkeypatch.setenv("ENGRAM_LLM_BASE_URL", model.url)

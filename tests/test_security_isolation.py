@@ -34,7 +34,7 @@ class Alice:
         return [*self.memories, *self.messages, *self.beliefs, *self.events, self.proposal]
 
 
-def _seed(client) -> Alice:  # noqa: ANN001
+def _seed(client) -> Alice:
     alice = bearer("alice")
     client.post("/memories", json={"text": f"My home is {CANARY}.", "importance": 0.95}, headers=alice)
     client.post("/chat", json={"message": f"I live in {CANARY} with my cat Miso.", "session_id": "alice-s1"},
@@ -93,7 +93,7 @@ def keyed_operations(document: dict) -> set[tuple[str, str]]:
             if any("apiKey" in requirement for requirement in operation.get("security", ()))}
 
 
-def _as_bob(client, method: str, template: str, request: dict, extra_headers: dict):  # noqa: ANN001, ANN202
+def _as_bob(client, method: str, template: str, request: dict, extra_headers: dict):
     headers = {**bearer("bob"), **extra_headers}
     if "content" in request:
         headers["content-type"] = "application/x-ndjson"
@@ -101,12 +101,12 @@ def _as_bob(client, method: str, template: str, request: dict, extra_headers: di
                           json=request.get("json"), content=request.get("content"), headers=headers)
 
 
-def _alice_state(client) -> tuple[str, float]:  # noqa: ANN001
+def _alice_state(client) -> tuple[str, float]:
     alice = bearer("alice")
     return client.get("/export", headers=alice).text, client.get("/clock", headers=alice).json()["offset_hours"]
 
 
-def _bob_probes_every_route(client) -> None:  # noqa: ANN001
+def _bob_probes_every_route(client) -> None:
     a = _seed(client)
     assert a.memories and a.messages and a.beliefs and a.events and a.proposal  # something of each to aim at
     planned = catalogue(a)
@@ -127,12 +127,12 @@ def _bob_probes_every_route(client) -> None:  # noqa: ANN001
     assert bob_stats["tenant"] == "bob"
 
 
-def test_bob_reaches_nothing_of_alice_through_any_route_on_the_local_store(tmp_path) -> None:  # noqa: ANN001
+def test_bob_reaches_nothing_of_alice_through_any_route_on_the_local_store(tmp_path) -> None:
     with api_client(str(tmp_path / "tenants"), rate_burst=100000) as client:
         _bob_probes_every_route(client)
 
 
-def test_bob_reaches_nothing_of_alice_through_any_route_on_snapshot_storage(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+def test_bob_reaches_nothing_of_alice_through_any_route_on_snapshot_storage(tmp_path, monkeypatch) -> None:
     with moto_server() as endpoint:
         for name, value in (("ENGRAM_OSS_ENDPOINT", endpoint), ("ENGRAM_OSS_DIALECT", "s3"),
                             ("ENGRAM_OSS_REGION", LOOPBACK_REGION),
@@ -164,7 +164,7 @@ def _raw(url: str, path: str, key: str) -> tuple[int, str]:
         conn.close()
 
 
-def test_path_tricks_reach_nothing_of_alice(tmp_path) -> None:  # noqa: ANN001
+def test_path_tricks_reach_nothing_of_alice(tmp_path) -> None:
     with running_server(tmp_path / "tenants") as server:
         alice = server.as_tenant("alice")
         memory_id = alice("POST", "/memories", json={"text": f"My home is {CANARY}.", "importance": 0.9}

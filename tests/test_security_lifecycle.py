@@ -46,7 +46,7 @@ def _pre_stops(url: str, key: str | None, statuses: list[int]) -> None:
 
 @pytest.mark.parametrize(("platform", "key"), [("local", ADMIN_KEY), ("fc", None)],
                          ids=["local-with-admin-key", "fc-as-the-platform-calls-it"])
-def test_pre_stop_during_two_writer_loops_drains_and_never_crashes(tmp_path, platform: str, key) -> None:  # noqa: ANN001
+def test_pre_stop_during_two_writer_loops_drains_and_never_crashes(tmp_path, platform: str, key) -> None:
     with running_server(tmp_path / "tenants", ENGRAM_PLATFORM=platform, ENGRAM_RATE_BURST="100000") as server:
         acknowledged: list[str] = []
         failures: list[str] = []
@@ -68,7 +68,7 @@ def test_pre_stop_during_two_writer_loops_drains_and_never_crashes(tmp_path, pla
         assert "Traceback" not in server.log() and "Segmentation" not in server.log()
 
 
-def test_off_function_compute_the_hooks_need_the_admin_credential(tmp_path) -> None:  # noqa: ANN001
+def test_off_function_compute_the_hooks_need_the_admin_credential(tmp_path) -> None:
     with running_server(tmp_path / "tenants") as server:
         for method, path in (("GET", "/pre-stop"), ("POST", "/initialize")):
             for key in (None, TENANT_KEYS["alice"], "egk_not-a-key"):
@@ -79,7 +79,7 @@ def test_off_function_compute_the_hooks_need_the_admin_credential(tmp_path) -> N
         assert server.call("GET", "/healthz").status_code == 200  # liveness stays public
 
 
-def test_on_function_compute_the_platform_calls_the_hooks_without_a_key(tmp_path) -> None:  # noqa: ANN001
+def test_on_function_compute_the_platform_calls_the_hooks_without_a_key(tmp_path) -> None:
     with running_server(tmp_path / "tenants", ENGRAM_PLATFORM="fc") as server:
         assert server.call("POST", "/initialize", headers={"x-fc-request-id": "init-1"}).json()["status"] == "ok"
         assert server.call("GET", "/pre-stop", headers={"x-fc-request-id": "stop-1"}).json()["status"] == "ok"

@@ -11,7 +11,7 @@ BURST = 3
 
 
 @pytest.fixture
-def model_server(monkeypatch):  # noqa: ANN001, ANN201
+def model_server(monkeypatch):
     with OpenAIServer() as server:
         monkeypatch.setenv("QWEN_CLOUD_API_KEY", KEY)
         monkeypatch.setenv("ENGRAM_LLM_BASE_URL", server.url)
@@ -23,7 +23,7 @@ def _calls(server: OpenAIServer, kind: str) -> int:
     return sum(1 for r in server.requests if r.path.endswith(kind))
 
 
-def test_remember_is_rate_limited_because_it_calls_the_bookkeeping_model(tmp_path, model_server) -> None:  # noqa: ANN001
+def test_remember_is_rate_limited_because_it_calls_the_bookkeeping_model(tmp_path, model_server) -> None:
     with api_client(str(tmp_path / "tenants"), embedder="qwen", rate_burst=BURST, rate_per_minute=1) as client:
         remember = lambda i: client.post("/memories", json={"text": f"I met friend {i} at the cafe."},  # noqa: E731
                                          headers=bearer("alice")).status_code
@@ -37,7 +37,7 @@ def test_remember_is_rate_limited_because_it_calls_the_bookkeeping_model(tmp_pat
         assert client.post("/memories", json={"text": "Bob's own bucket."}, headers=bearer("bob")).status_code == 201
 
 
-def test_recall_is_rate_limited_when_the_embedder_is_a_hosted_model(tmp_path, model_server) -> None:  # noqa: ANN001
+def test_recall_is_rate_limited_when_the_embedder_is_a_hosted_model(tmp_path, model_server) -> None:
     with api_client(str(tmp_path / "tenants"), embedder="qwen", rate_burst=BURST, rate_per_minute=1) as client:
         before = _calls(model_server, "/embeddings")
         statuses = [client.post("/recall", json={"query": f"cafe {i}"}, headers=bearer("alice")).status_code
@@ -46,7 +46,7 @@ def test_recall_is_rate_limited_when_the_embedder_is_a_hosted_model(tmp_path, mo
         assert _calls(model_server, "/embeddings") - before == BURST
 
 
-def test_recall_with_a_local_embedder_calls_no_model_and_is_not_limited(tmp_path) -> None:  # noqa: ANN001
+def test_recall_with_a_local_embedder_calls_no_model_and_is_not_limited(tmp_path) -> None:
     with api_client(str(tmp_path / "tenants"), rate_burst=1, rate_per_minute=1) as client:
         statuses = [client.post("/recall", json={"query": f"cafe {i}"}, headers=bearer("alice")).status_code
                     for i in range(5)]
@@ -59,7 +59,7 @@ def test_recall_with_a_local_embedder_calls_no_model_and_is_not_limited(tmp_path
     ("POST", "/dream/apply", {"proposal_id": "drm-none", "approved": []}),
     ("POST", "/observe", {"text": "hello there"}),
     ("POST", "/v1/chat/completions", {"model": "engram", "messages": [{"role": "user", "content": "hello"}]})])
-def test_every_model_calling_route_is_limited(tmp_path, method: str, path: str, body) -> None:  # noqa: ANN001
+def test_every_model_calling_route_is_limited(tmp_path, method: str, path: str, body) -> None:
     with api_client(str(tmp_path / "tenants"), rate_burst=1, rate_per_minute=1) as client:
         client.request(method, path, json=body, headers=bearer("alice"))
         assert client.request(method, path, json=body, headers=bearer("alice")).status_code == 429

@@ -25,12 +25,12 @@ def _fts_hits(tmp_path: Path, word: str) -> int:
         return conn.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (word,)).fetchone()[0]
 
 
-def _memories(client, **params) -> list[dict]:  # noqa: ANN001
+def _memories(client, **params) -> list[dict]:
     query = {"status": ["active", "decayed", "archived", "superseded"], "limit": 500, **params}
     return client.get("/memories", params=query, headers=bearer("alice")).json()["items"]
 
 
-def _trip(client) -> list[str]:  # noqa: ANN001
+def _trip(client) -> list[str]:
     """Four faded episodes of one trip, and the sleep cycle that compresses them into one gist."""
     ids = []
     for i in range(1, 5):
@@ -45,7 +45,7 @@ def _trip(client) -> list[str]:  # noqa: ANN001
     return ids
 
 
-def test_purging_one_original_drops_its_gist_and_keeps_the_others(tmp_path) -> None:  # noqa: ANN001
+def test_purging_one_original_drops_its_gist_and_keeps_the_others(tmp_path) -> None:
     with api_client(str(tmp_path / "tenants"), rate_burst=1000) as client:
         ids = _trip(client)
         assert client.delete(f"/memories/{ids[0]}", params={"purge": "true"}, headers=bearer("alice")).is_success
@@ -61,7 +61,7 @@ def test_purging_one_original_drops_its_gist_and_keeps_the_others(tmp_path) -> N
         assert b"finn1x" not in _store_bytes(tmp_path) and _fts_hits(tmp_path, "finn1x") == 0
 
 
-def test_purging_every_original_leaves_no_trace_of_the_gist(tmp_path) -> None:  # noqa: ANN001
+def test_purging_every_original_leaves_no_trace_of_the_gist(tmp_path) -> None:
     with api_client(str(tmp_path / "tenants"), rate_burst=1000) as client:
         for memory_id in _trip(client):
             assert client.delete(f"/memories/{memory_id}", params={"purge": "true"},
@@ -74,7 +74,7 @@ def test_purging_every_original_leaves_no_trace_of_the_gist(tmp_path) -> None:  
         assert _fts_hits(tmp_path, CANARY.lower()) == 0
 
 
-def test_purge_redacts_replies_kept_responses_and_proposals_that_quote_it(tmp_path) -> None:  # noqa: ANN001
+def test_purge_redacts_replies_kept_responses_and_proposals_that_quote_it(tmp_path) -> None:
     with api_client(str(tmp_path / "tenants"), rate_burst=1000) as client:
         made = client.post("/memories", json={"text": "I live in Quokkaville.", "importance": 0.8},
                            headers=bearer("alice")).json()
@@ -95,7 +95,7 @@ def test_purge_redacts_replies_kept_responses_and_proposals_that_quote_it(tmp_pa
         assert b"quokkavil" not in _store_bytes(tmp_path) and _fts_hits(tmp_path, "quokkaville") == 0
 
 
-def test_no_later_snapshot_generation_keeps_the_purged_text(tmp_path) -> None:  # noqa: ANN001
+def test_no_later_snapshot_generation_keeps_the_purged_text(tmp_path) -> None:
     store = LocalDirStore(tmp_path / "objects")
     snapshots = make_snapshotter(store, tmp_path / "cache")
     made = snapshots.run("erin", lambda e: e.remember("I live in Quokkaville.", importance=0.8))

@@ -22,7 +22,7 @@ def _platform_headers() -> dict[str, str]:
             "x-fc-security-token": FC_TOKEN, "x-fc-request-id": "req-secret-probe"}
 
 
-def _everything(server) -> list[str]:  # noqa: ANN001
+def _everything(server) -> list[str]:
     """One pass over every kind of operation; returns every response (headers and body) as text."""
     alice = lambda method, path, **kw: server.call(method, path, TENANT_KEYS["alice"],  # noqa: E731
                                                    headers={**_platform_headers(), **kw.pop("headers", {})}, **kw)
@@ -46,7 +46,7 @@ def _stored_bytes(root: Path) -> bytes:
     return b"".join(p.read_bytes() for p in root.rglob("*") if p.is_file())
 
 
-def test_no_secret_appears_in_logs_responses_events_exports_or_files(tmp_path) -> None:  # noqa: ANN001
+def test_no_secret_appears_in_logs_responses_events_exports_or_files(tmp_path) -> None:
     with OpenAIServer() as model:
         model.script(*[Reply(content='{"importance": 0.6, "facts": []}')] * 3,
                      Reply(status=400, error=f"invalid request from key {KEY}: rejected"))
@@ -76,7 +76,7 @@ WIDE = [b"[" + b"0," * 1_000_000 + b"0]", b"{" + b",".join(b'"k%d":%d' % (i, i) 
 
 @pytest.mark.parametrize("body", DEEP + WIDE, ids=["deep-1k", "deep-100k", "deep-objects", "wide-array",
                                                    "wide-object", "wide-extra-fields"])
-def test_deep_and_wide_json_is_a_clean_4xx_on_every_body_route(tmp_path, body: bytes) -> None:  # noqa: ANN001
+def test_deep_and_wide_json_is_a_clean_4xx_on_every_body_route(tmp_path, body: bytes) -> None:
     with api_client(str(tmp_path / "tenants"), rate_burst=100000) as client:
         for path in ("/chat", "/memories", "/recall", "/consolidate", "/dream/apply", "/clock/advance", "/import"):
             for headers in (bearer("alice"), {}):

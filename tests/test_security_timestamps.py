@@ -23,12 +23,12 @@ ROUTES = [("GET", "/memories", None), ("GET", "/stats", None), ("GET", "/beliefs
 
 
 @pytest.fixture
-def client(tmp_path):  # noqa: ANN001, ANN201
+def client(tmp_path):
     with api_client(str(tmp_path / "tenants"), rate_burst=1000) as running:
         yield running
 
 
-def _all_routes_answer(client) -> None:  # noqa: ANN001
+def _all_routes_answer(client) -> None:
     for method, path, body in ROUTES:
         response = client.request(method, path, json=body, headers=bearer("alice"))
         assert response.status_code < 500, (path, response.status_code, response.text[:300])
@@ -36,7 +36,7 @@ def _all_routes_answer(client) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("when", EDGES_OK)
-def test_a_date_inside_the_range_is_stored_and_read_back(client, when: str) -> None:  # noqa: ANN001
+def test_a_date_inside_the_range_is_stored_and_read_back(client, when: str) -> None:
     assert client.post("/chat", json={"message": "I visited Rome last spring.", "occurred_at": when},
                        headers=bearer("alice")).status_code == 200
     for field, path in (("as_of", "/memories"), ("since", "/events"), ("as_of", "/beliefs")):
@@ -46,7 +46,7 @@ def test_a_date_inside_the_range_is_stored_and_read_back(client, when: str) -> N
 
 
 @pytest.mark.parametrize("when", EDGES_REFUSED)
-def test_a_date_outside_the_range_is_a_422_and_writes_nothing(client, when: str) -> None:  # noqa: ANN001
+def test_a_date_outside_the_range_is_a_422_and_writes_nothing(client, when: str) -> None:
     assert client.post("/memories", json={"text": "likes tea", "importance": 0.5}, headers=bearer("alice")).is_success
     before = client.get("/export", headers=bearer("alice")).text
     refused = client.post("/chat", json={"message": "I visited Rome last spring.", "occurred_at": when},
@@ -62,7 +62,7 @@ def test_a_date_outside_the_range_is_a_422_and_writes_nothing(client, when: str)
 
 @pytest.mark.parametrize("when", ["0001-01-01T00:00:00Z", "0999-12-31T23:59:59Z", "9000-01-01T00:00:00Z",
                                   "9999-12-31T23:59:59+00:00"])
-def test_a_trigger_time_outside_the_range_is_a_422(client, when: str) -> None:  # noqa: ANN001
+def test_a_trigger_time_outside_the_range_is_a_422(client, when: str) -> None:
     assert client.post("/memories", json={"text": "likes tea", "importance": 0.5}, headers=bearer("alice")).is_success
     job = client.post("/invoke", json={"job": "sleep", "tenant": "alice", "trigger_time": when},
                       headers=bearer(ADMIN_KEY))
@@ -82,7 +82,7 @@ def _poison(tmp_path: Path, sql: str, *args: object) -> None:
         conn.execute(sql, args)
 
 
-def test_a_store_written_with_a_short_year_reads_again(tmp_path) -> None:  # noqa: ANN001
+def test_a_store_written_with_a_short_year_reads_again(tmp_path) -> None:
     """Older versions wrote years below 1000 unpadded ('999-06-01...'): such a tenant must come back."""
     with api_client(str(tmp_path / "tenants")) as client:
         made = client.post("/memories", json={"text": "I visited Rome last spring.", "importance": 0.7},
@@ -97,7 +97,7 @@ def test_a_store_written_with_a_short_year_reads_again(tmp_path) -> None:  # noq
         assert client.post("/import", content=exported, headers=bearer("bob")).status_code == 200
 
 
-def test_one_unreadable_row_never_takes_the_tenant_down(tmp_path) -> None:  # noqa: ANN001
+def test_one_unreadable_row_never_takes_the_tenant_down(tmp_path) -> None:
     with api_client(str(tmp_path / "tenants"), rate_burst=1000) as client:
         ids = [client.post("/memories", json={"text": text, "importance": 0.7}, headers=bearer("alice")
                            ).json()["memories"][0]["id"] for text in ("I drink green tea.", "I visited Rome.",

@@ -25,7 +25,7 @@ def engram(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture
-def env(moto_endpoint: str, tmp_path: Path) -> dict[str, str]:  # noqa: F811
+def env(moto_endpoint: str, tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "ENGRAM_OSS_ENDPOINT": moto_endpoint, "ENGRAM_OSS_DIALECT": "s3",
             "ENGRAM_OSS_REGION": LOOPBACK_REGION,
             "ENGRAM_OSS_ACCESS_KEY_ID": KEY_ID, "ENGRAM_OSS_ACCESS_KEY_SECRET": SECRET,

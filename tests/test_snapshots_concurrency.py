@@ -30,7 +30,7 @@ def expected_texts(label: str) -> list[str]:
     return [f"{label} worker {w} item {i}" for w in range(WRITERS // INSTANCES) for i in range(COMMITS)]
 
 
-def check_everything_arrived_once(store, tmp_path: Path, labels: list[str]) -> None:  # noqa: ANN001
+def check_everything_arrived_once(store, tmp_path: Path, labels: list[str]) -> None:
     reader = make_snapshotter(store, tmp_path / "final-reader")
     counted = Counter(texts_in(reader, "shared"))
     wanted = Counter(t for label in labels for t in expected_texts(label))
@@ -40,7 +40,7 @@ def check_everything_arrived_once(store, tmp_path: Path, labels: list[str]) -> N
 
 
 @pytest.fixture(params=["local", "moto-s3"])
-def shared_store(request: pytest.FixtureRequest, tmp_path: Path):  # noqa: ANN201
+def shared_store(request: pytest.FixtureRequest, tmp_path: Path):
     if request.param == "local":
         return f"local:{tmp_path / 'store'}", LocalDirStore(tmp_path / "store")
     endpoint = request.getfixturevalue("moto_endpoint")
@@ -57,7 +57,7 @@ def _policy(generations: str) -> dict:
     return {"compaction": DELTAS if generations == "deltas" else WHOLE}
 
 
-def test_sixteen_threads_lose_nothing(shared_store, generations: str, tmp_path: Path) -> None:  # noqa: ANN001
+def test_sixteen_threads_lose_nothing(shared_store, generations: str, tmp_path: Path) -> None:
     _, store = shared_store
     instances = [make_snapshotter(store, tmp_path / f"instance{i}", attempts=1000, **_policy(generations))
                  for i in range(INSTANCES)]
@@ -68,7 +68,7 @@ def test_sixteen_threads_lose_nothing(shared_store, generations: str, tmp_path: 
         for item in range(COMMITS):
             try:
                 instance.run("shared", remember(f"{label} worker {writer // INSTANCES} item {item}"))
-            except BaseException as exc:  # noqa: BLE001 - collected, the test fails on it below
+            except BaseException as exc:
                 failures.append(exc)
 
     threads = [threading.Thread(target=work, args=(w,)) for w in range(WRITERS)]
@@ -83,12 +83,12 @@ def test_sixteen_threads_lose_nothing(shared_store, generations: str, tmp_path: 
     _check_kinds(store, generations)
 
 
-def _check_kinds(store, generations: str) -> None:  # noqa: ANN001
+def _check_kinds(store, generations: str) -> None:
     codecs = {store.head(i.key).metadata.get("codec") for i in store.list("shared/snap/")}
     assert codecs == ({"zstd", "zstd-pages"} if generations == "deltas" else {"zstd"})
 
 
-def test_sixteen_writers_in_four_processes_lose_nothing(shared_store, generations: str,  # noqa: ANN001
+def test_sixteen_writers_in_four_processes_lose_nothing(shared_store, generations: str,
                                                          tmp_path: Path) -> None:
     spec, store = shared_store
     per_process = WRITERS // INSTANCES

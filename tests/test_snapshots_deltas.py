@@ -32,7 +32,7 @@ def codecs(store: SnapshotStore) -> list[str]:
     return [store.head(i.key).metadata.get("codec") for i in store.list(KEYS.snap_prefix)]
 
 
-def cached_bytes(snapshots) -> bytes:  # noqa: ANN001 - Snapshotter
+def cached_bytes(snapshots) -> bytes:
     """The instance's newest copy: its head (the file its last operation left), else its cached generation."""
     head = snapshots.heads.peek("alice")
     return (head.path if head is not None else snapshots.cache.newest("alice").path).read_bytes()
@@ -50,7 +50,7 @@ def test_commits_after_the_first_write_only_their_changed_pages(store: SnapshotS
     assert cached_bytes(reader) == cached_bytes(writer)  # base + deltas is the writer's file, byte for byte
 
 
-def _operations(memory_ids: list[str]):  # noqa: ANN202 - (name, operation) pairs of every kind of write
+def _operations(memory_ids: list[str]):
     return [
         ("remember", lambda e: memory_ids.append(e.remember("I live in Paris", kind="fact", importance=0.8)
                                                  .memories[0].id)),
@@ -225,7 +225,7 @@ def test_a_lost_race_or_a_failed_operation_leaves_no_head_behind(tmp_path: Path)
     for n in range(2):
         writer.run("alice", remember(f"note {n}"))
 
-    def half_then_fail(engine):  # noqa: ANN001, ANN202
+    def half_then_fail(engine):
         engine.remember("half-done write that must vanish", kind="episode", importance=0.9)
         raise ValueError("changed my mind")
 
@@ -244,7 +244,7 @@ def test_the_loser_of_a_race_takes_its_pages_back_and_keeps_its_copy(store: Snap
     head = mine.heads.peek("alice")
     calls = []
 
-    def operation(engine):  # noqa: ANN001, ANN202
+    def operation(engine):
         calls.append(len(engine.memories()))
         if len(calls) == 1:  # another instance commits a delta while this one is working
             theirs.run("alice", remember("their write"))

@@ -19,7 +19,7 @@ def raw_bucket(endpoint: str, name: str) -> oss2.Bucket:
     return oss2.Bucket(oss2.AuthV4(KEY_ID, KEY_SECRET), endpoint, name, region=LOOPBACK_REGION)
 
 
-def test_oss_answers_a_taken_key_with_409_file_already_exists(oss_like) -> None:  # noqa: ANN001, F811
+def test_oss_answers_a_taken_key_with_409_file_already_exists(oss_like) -> None:
     bucket = raw_bucket(oss_like.endpoint, new_bucket(oss_like.endpoint, "oss"))
     bucket.put_object("k", b"first", headers=OSS.create_only_headers())
     with pytest.raises(oss2.exceptions.ServerError) as refused:
@@ -30,7 +30,7 @@ def test_oss_answers_a_taken_key_with_409_file_already_exists(oss_like) -> None:
     assert bucket.get_object("k").read() == b"first"
 
 
-def test_s3_answers_a_taken_key_with_412_precondition_failed(moto_endpoint: str) -> None:  # noqa: F811
+def test_s3_answers_a_taken_key_with_412_precondition_failed(moto_endpoint: str) -> None:
     bucket = raw_bucket(moto_endpoint, new_bucket(moto_endpoint))
     bucket.put_object("k", b"first", headers=S3.create_only_headers())
     with pytest.raises(oss2.exceptions.ServerError) as refused:
@@ -41,7 +41,7 @@ def test_s3_answers_a_taken_key_with_412_precondition_failed(moto_endpoint: str)
     assert bucket.get_object("k").read() == b"first"
 
 
-def test_the_oss_store_maps_409_to_a_lost_race_and_reads_oss_metadata(oss_like) -> None:  # noqa: ANN001, F811
+def test_the_oss_store_maps_409_to_a_lost_race_and_reads_oss_metadata(oss_like) -> None:
     store = oss_store(oss_like.endpoint, "oss")
     store.put_new("t/snap/000000000001.sqlite.zst", b"one", {"sha256": "ab"})
     with pytest.raises(GenerationExistsError):
@@ -70,7 +70,7 @@ def test_s3_listings_are_read_with_their_namespace_and_continuation() -> None:
     assert token == "" and len(last) == 1
 
 
-def test_oss_listing_pages_through_the_sdk(oss_like) -> None:  # noqa: ANN001, F811
+def test_oss_listing_pages_through_the_sdk(oss_like) -> None:
     store = oss_store(oss_like.endpoint, "oss")
     for number in range(1, 1004):
         oss_like.objects[(store._bucket.bucket_name, f"tenants/t/snap/{number:012d}.sqlite.zst")] = (b"x", {}, 0.0)
@@ -133,7 +133,7 @@ def test_bad_oss_urls_are_refused(url: str) -> None:
     assert caught.value.field == "store"
 
 
-def test_a_small_object_can_be_read_by_url(moto_endpoint: str) -> None:  # noqa: F811
+def test_a_small_object_can_be_read_by_url(moto_endpoint: str) -> None:
     bucket = new_bucket(moto_endpoint)
     raw_bucket(moto_endpoint, bucket).put_object("keys.json", b'[{"tenant": "a"}]')
     settings = load_oss_settings(endpoint=moto_endpoint, access_key_id=KEY_ID, access_key_secret=KEY_SECRET,

@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 KEYS = TenantKeys("alice")
 
 
-def two_good_generations(store: SnapshotStore, cache: Path, **extra: object):  # noqa: ANN201 - Snapshotter
+def two_good_generations(store: SnapshotStore, cache: Path, **extra: object):
     snapshots = make_snapshotter(store, cache, **extra)
     snapshots.run("alice", remember("good one"))
     snapshots.run("alice", remember("good two"))
@@ -52,7 +52,7 @@ def flipped(payload: bytes) -> bytes:
 
 @pytest.mark.parametrize("damage", [truncated, flipped])
 def test_a_damaged_newest_generation_is_quarantined_and_the_previous_one_served(
-        store: SnapshotStore, tmp_path: Path, damage, caplog: pytest.LogCaptureFixture) -> None:  # noqa: ANN001
+        store: SnapshotStore, tmp_path: Path, damage, caplog: pytest.LogCaptureFixture) -> None:
     two_good_generations(store, tmp_path / "writer")
     good = store.get(KEYS.generation(2))
     store.put_new(KEYS.generation(3), damage(good.data), good.metadata)
@@ -74,7 +74,7 @@ class DamagesFirstRead:
     def __init__(self, inner: SnapshotStore, key: str) -> None:
         self.inner, self.key, self.location, self.damaged_reads = inner, key, inner.location, 0
 
-    def get(self, key: str):  # noqa: ANN201 - StoredObject | None
+    def get(self, key: str):
         found = self.inner.get(key)
         if key == self.key and found is not None and self.damaged_reads == 0:
             self.damaged_reads += 1
@@ -140,7 +140,7 @@ def test_a_hint_at_a_deleted_or_bogus_generation_is_harmless(store: SnapshotStor
 
 
 @pytest.fixture
-def proxy(moto_endpoint: str) -> FaultProxy:  # noqa: F811
+def proxy(moto_endpoint: str) -> FaultProxy:
     server = FaultProxy(moto_endpoint).start()
     yield server
     server.release.set()
@@ -159,7 +159,7 @@ def test_a_server_error_on_upload_is_reported_and_nothing_is_committed(proxy: Fa
     assert texts_in(reader, "alice") == ["good one", "good two", "after the outage"]
 
 
-def test_a_refused_connection_is_reported_clearly(moto_endpoint: str, tmp_path: Path) -> None:  # noqa: F811
+def test_a_refused_connection_is_reported_clearly(moto_endpoint: str, tmp_path: Path) -> None:
     bucket = new_bucket(moto_endpoint)
     good = oss_store(moto_endpoint, "s3", bucket=bucket)
     two_good_generations(good, tmp_path / "writer")
@@ -176,7 +176,7 @@ def _writer(store_spec: str, cache: Path, *args: str) -> subprocess.Popen:
 
 
 @pytest.mark.parametrize("deltas", [False, True], ids=["whole", "deltas"])
-def test_a_writer_killed_mid_upload_leaves_the_last_good_generation(proxy: FaultProxy, moto_endpoint: str,  # noqa: F811
+def test_a_writer_killed_mid_upload_leaves_the_last_good_generation(proxy: FaultProxy, moto_endpoint: str,
                                                                       tmp_path: Path, deltas: bool) -> None:
     bucket = new_bucket(moto_endpoint)
     direct = oss_store(moto_endpoint, "s3", bucket=bucket)

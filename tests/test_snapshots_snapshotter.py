@@ -29,27 +29,27 @@ class CountingStore:
     def __init__(self, inner: SnapshotStore) -> None:
         self.inner, self.location, self.calls = inner, inner.location, []
 
-    def get(self, key):  # noqa: ANN001, ANN201
+    def get(self, key):
         self.calls.append(("get", key))
         return self.inner.get(key)
 
-    def head(self, key):  # noqa: ANN001, ANN201
+    def head(self, key):
         self.calls.append(("head", key))
         return self.inner.head(key)
 
-    def put_new(self, key, data, metadata):  # noqa: ANN001, ANN201
+    def put_new(self, key, data, metadata):
         self.calls.append(("put_new", key))
         return self.inner.put_new(key, data, metadata)
 
-    def put(self, key, data, metadata):  # noqa: ANN001, ANN201
+    def put(self, key, data, metadata):
         self.calls.append(("put", key))
         return self.inner.put(key, data, metadata)
 
-    def list(self, prefix, start_after=""):  # noqa: ANN001, ANN201
+    def list(self, prefix, start_after=""):
         self.calls.append(("list", prefix, start_after))
         return self.inner.list(prefix, start_after)
 
-    def delete(self, keys):  # noqa: ANN001, ANN201
+    def delete(self, keys):
         self.calls.append(("delete", tuple(keys)))
         return self.inner.delete(keys)
 
@@ -128,7 +128,7 @@ def test_the_loser_of_a_race_reloads_and_reapplies_its_operation(store: Snapshot
     mine.run("alice", remember("base"))
     calls = []
 
-    def operation(engine):  # noqa: ANN001, ANN202
+    def operation(engine):
         calls.append(len(engine.memories()))
         if len(calls) == 1:  # another instance commits while this one is working
             theirs.run("alice", remember("their write"))
@@ -145,7 +145,7 @@ def test_endless_losing_ends_in_a_busy_error_and_writes_nothing(store: SnapshotS
     mine = make_snapshotter(store, tmp_path / "mine", attempts=3)
     theirs = make_snapshotter(store, tmp_path / "theirs")
 
-    def operation(engine):  # noqa: ANN001, ANN202
+    def operation(engine):
         theirs.run("alice", remember(f"their write {len(engine.memories())}"))
         return engine.remember("my write", kind="episode", importance=0.9)
 
@@ -278,16 +278,16 @@ def test_waiting_writers_share_one_commit_and_a_failing_one_leaves_no_trace(tmp_
     snapshots = make_snapshotter(store, tmp_path / "cache")
     started, go, outcomes = threading.Event(), threading.Event(), {}
 
-    def slow_first(engine):  # noqa: ANN001, ANN202
+    def slow_first(engine):
         started.set()
         go.wait(30)
         return engine.remember("first, while the others queue", kind="episode", importance=0.9)
 
-    def half_then_fail(engine):  # noqa: ANN001, ANN202
+    def half_then_fail(engine):
         engine.remember("half-done write that must vanish", kind="episode", importance=0.9)
         raise ValueError("changed my mind")
 
-    def call(name: str, operation) -> None:  # noqa: ANN001
+    def call(name: str, operation) -> None:
         try:
             outcomes[name] = snapshots.run("alice", operation)
         except ValueError as exc:

@@ -46,7 +46,7 @@ def _writer(path: str, worker: int, count: int) -> None:
     import sys
 
     sys.path.insert(0, str(Path(__file__).parent))
-    from conftest import START, make_engine  # noqa: PLC0415
+    from conftest import START, make_engine
     from engram_core.adapters.clock import FixedClock
     from fakes import ScriptedLLM, assessment
 

@@ -53,13 +53,13 @@ def test_purge_rows_implement_their_port(adapter: type) -> None:
         assert parameters(getattr(rows, name)) == parameters(member), f"{rows.__name__}.{name}"
 
 
-def test_only_a_database_file_is_a_working_file(clock) -> None:  # noqa: ANN001
+def test_only_a_database_file_is_a_working_file(clock) -> None:
     assert isinstance(SqliteStore(":memory:"), ports.WorkingFile)
     with pytest.raises(ConfigurationError):
         _ = make_engine(clock, store=MemoryStore()).working_file
 
 
-def test_idempotency_records_and_sleep_marks_go_through_the_meta_port(clock) -> None:  # noqa: ANN001
+def test_idempotency_records_and_sleep_marks_go_through_the_meta_port(clock) -> None:
     engine = make_engine(clock, store=MemoryStore())
     first = idempotency.Replay(201, {"ok": True})
     idempotency.save(engine.meta, "digest", "print", first)

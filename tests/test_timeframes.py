@@ -33,7 +33,7 @@ def test_no_time_named_no_window(query: str) -> None:
     assert named_window(query, NOW) is None
 
 
-def test_recall_prefers_what_was_recorded_in_the_named_month(clock) -> None:  # noqa: ANN001
+def test_recall_prefers_what_was_recorded_in_the_named_month(clock) -> None:
     config = EngineConfig(weights=EngineConfig().weights.model_copy(update={"timeframe": 0.2}))
     engine = make_engine(clock, ScriptedLLM(assess=lambda t: assessment(0.6)), config=config)
     engine.observe("We went camping by the lake with the kids, lovely trip", occurred_at=datetime(2025, 6, 10))

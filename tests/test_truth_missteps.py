@@ -16,18 +16,18 @@ from engram_core.core.model import MemoryStatus
 pytestmark = pytest.mark.both_stores  # the use cases here need no SQL
 
 
-def _say(engine, clock, *messages: str, gap: timedelta = timedelta(days=1)) -> None:  # noqa: ANN001
+def _say(engine, clock, *messages: str, gap: timedelta = timedelta(days=1)) -> None:
     for text in messages:
         clock.advance(gap)
         engine.observe(text)
 
 
-def _current(engine, subject: str = "user") -> set[tuple[str, str]]:  # noqa: ANN001
+def _current(engine, subject: str = "user") -> set[tuple[str, str]]:
     return {(b.predicate, b.object) for b in engine.beliefs() if b.subject == subject}
 
 
 @pytest.fixture
-def engine(clock):  # noqa: ANN001, ANN201
+def engine(clock):
     eng = make_engine(clock)
     yield eng
     eng.close()

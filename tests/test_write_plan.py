@@ -21,7 +21,7 @@ WORKS_AT_ACME = fact("user", "works_at", "Acme", "The user works at Acme.")
 EMPLOYED_BY_GLOBEX = fact("user", "employer_of_record", "Globex", "The user works at Globex now.", cardinality="many")
 
 
-def _supersede_all(new_fact, candidates):  # noqa: ANN001, ANN202
+def _supersede_all(new_fact, candidates):
     import json
 
     return json.dumps({"verdicts": [{"id": b.id, "verdict": "supersede"} for b in candidates]})
@@ -59,7 +59,7 @@ def test_a_plan_is_made_again_when_another_writer_changed_its_beliefs(clock, tmp
     other.observe("I work at Acme.")
     raced = []
 
-    def adjudicate(new_fact, candidates):  # noqa: ANN001, ANN202
+    def adjudicate(new_fact, candidates):
         if not raced:  # while this engine decides, the other one commits a change to the same subject
             raced.append(True)
             other.observe("I work at Initech.")
@@ -87,7 +87,7 @@ def test_a_write_gives_up_with_a_clear_error_when_the_beliefs_never_settle(clock
     other.observe("I work at Acme.")
     cities = iter(["Porto", "Braga", "Faro", "Lagos", "Evora"])
 
-    def adjudicate(new_fact, candidates):  # noqa: ANN001, ANN202
+    def adjudicate(new_fact, candidates):
         other.observe(f"I work at {next(cities)} Labs.")  # a competing writer wins every race
         return _supersede_all(new_fact, candidates)
 
@@ -105,7 +105,7 @@ class WriteLockProbe:
     the engine's own connection is not in a transaction, and a second connection takes the write lock
     at once. Answers come from the wrapped port."""
 
-    def __init__(self, path: str, inner) -> None:  # noqa: ANN001
+    def __init__(self, path: str, inner) -> None:
         self.inner = inner
         self.model_id = self.inner.model_id
         self.path = path
@@ -122,23 +122,23 @@ class WriteLockProbe:
             other.close()
         self.probed.append(method)
 
-    def assess(self, text, speaker, occurred_at):  # noqa: ANN001, ANN201
+    def assess(self, text, speaker, occurred_at):
         self._probe("assess")
         return self.inner.assess(text, speaker, occurred_at)
 
-    def adjudicate(self, new_fact, candidates):  # noqa: ANN001, ANN201
+    def adjudicate(self, new_fact, candidates):
         self._probe("adjudicate")
         return self.inner.adjudicate(new_fact, candidates)
 
-    def summarise(self, texts):  # noqa: ANN001, ANN201
+    def summarise(self, texts):
         self._probe("summarise")
         return self.inner.summarise(texts)
 
-    def propose_dream(self, memories):  # noqa: ANN001, ANN201
+    def propose_dream(self, memories):
         self._probe("dream")
         return self.inner.propose_dream(memories)
 
-    def reply(self, message, memory_block):  # noqa: ANN001, ANN201
+    def reply(self, message, memory_block):
         return self.inner.reply(message, memory_block)
 
 

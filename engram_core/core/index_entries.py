@@ -95,7 +95,7 @@ class IndexEntries:
         if entry is None:
             self.prefetch((pos,))
             entry = self._entries[pos]
-            assert entry is not None  # noqa: S101 - prefetch fills it or raises
+            assert entry is not None
         return entry
 
     def __iter__(self) -> Iterator[IndexEntry]:

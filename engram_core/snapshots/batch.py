@@ -33,7 +33,7 @@ class Ticket(Generic[T]):
         self.result, self.error = None, None
         try:
             self.result = self.operation(engine)
-        except Exception as exc:  # noqa: BLE001 - handed back to the caller's own thread by outcome()
+        except Exception as exc:
             self.error = exc
 
     def finish(self, error: Exception | None = None) -> None:

@@ -78,7 +78,7 @@ def _s3_listing(bucket: oss2.Bucket, prefix: str, start_after: str, page: int) -
             params["start-after"] = start_after
         # oss2 has no public call that returns a listing's raw XML; _do is the request
         # primitive every public call goes through (signing and error mapping included).
-        body = bucket._do("GET", bucket.bucket_name, "", params=params).read()  # noqa: SLF001 - see above
+        body = bucket._do("GET", bucket.bucket_name, "", params=params).read()
         entries, token = parse_s3_listing(body)
         yield from entries
         if not token:

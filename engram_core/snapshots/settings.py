@@ -53,7 +53,7 @@ class OssSettings(BaseSettings):
                                description="Region of the bucket, for OSS signature V4 (default: from the endpoint).")
     connect_timeout: float = Field(10.0, gt=0, validation_alias=_aliases("ENGRAM_OSS_CONNECT_TIMEOUT"))
 
-    def with_fc_credentials(self, headers: Mapping[str, str]) -> "OssSettings":
+    def with_fc_credentials(self, headers: Mapping[str, str]) -> OssSettings:
         """The same settings with the STS credentials a Function Compute request carries."""
         lowered = {k.lower(): v for k, v in headers.items()}
         found = {field: SecretStr(lowered[h]) for field, h in FC_CREDENTIAL_HEADERS.items() if lowered.get(h)}
@@ -105,7 +105,7 @@ class SnapshotSettings(BaseSettings):
                                "snapshot's bytes; past it the commit writes a full one.")
 
 
-def budget_of(settings: SnapshotSettings) -> "DiskBudget":
+def budget_of(settings: SnapshotSettings) -> DiskBudget:
     """The cache and replica bounds: an explicit ENGRAM_SNAPSHOT_CACHE_MB, else a share of the disk."""
     from engram_core.snapshots.disk import disk_budget
 

@@ -71,7 +71,7 @@ class Counters:
 class Snapshotter:
     """Thread-safe; share one per process so threads share the warm cache."""
 
-    def __init__(self, store: SnapshotStore, open_engine: Callable[[Path], "Engine"], cache: WarmCache, *,
+    def __init__(self, store: SnapshotStore, open_engine: Callable[[Path], Engine], cache: WarmCache, *,
                  retention: RetentionPolicy | None = None, retry: RetryPolicy | None = None,
                  compression_level: int = DEFAULT_LEVEL, compaction: CompactionPolicy | None = None,
                  rng: random.Random | None = None,
@@ -91,7 +91,7 @@ class Snapshotter:
         # Called with the tenant before its first generation is written (the due index registers it there).
         self.on_new_tenant: Callable[[str], None] | None = None
 
-    def run(self, tenant: str, operation: Callable[["Engine"], T], *, write: bool = True) -> T:
+    def run(self, tenant: str, operation: Callable[[Engine], T], *, write: bool = True) -> T:
         """Run ``operation`` on the tenant's newest state; commit its changes when ``write``.
 
         Concurrent writers of one tenant in this process are grouped into one commit (see batch.py).
