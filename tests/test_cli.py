@@ -84,6 +84,7 @@ def test_export_import_round_trip(store: Path, tmp_path: Path) -> None:
     other = tmp_path / "other.sqlite"
     out = run(other, "import", str(dump))
     assert out.returncode == 0 and "imported" in out.stdout
+    assert "2 messages," in out.stdout and " memories" in out.stdout and "memorys" not in out.stdout
     assert run(other, "export").stdout == dump.read_text()
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "header", "format": "engram-export", "version": 1}\n{"type": "memory"}\n')

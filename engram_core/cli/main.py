@@ -215,6 +215,15 @@ def export_cmd(ctx: Context, output) -> None:  # noqa: ANN001 - click file
         output.write(line + "\n")
 
 
+_PLURALS = {"memory": "memories", "usage": "usage records"}  # the import's record types that take no plain "s"
+
+
+def _counted(n: int, kind: str) -> str:
+    """``1 memory``, ``2 memories``, ``3 dream proposals``."""
+    name = kind if n == 1 else _PLURALS.get(kind, kind + "s")
+    return f"{n} {name.replace('_', ' ')}"
+
+
 @cli.command(name="import")
 @click.argument("source", type=click.File("r", encoding="utf-8"))
 @pass_engine
@@ -222,7 +231,7 @@ def export_cmd(ctx: Context, output) -> None:  # noqa: ANN001 - click file
 def import_cmd(ctx: Context, source) -> None:  # noqa: ANN001 - click file
     """Import an export file (all or nothing)."""
     counts = ctx.engine().import_lines(source)
-    echo("imported " + ", ".join(f"{n} {kind}s" for kind, n in counts.items()))
+    echo("imported " + ", ".join(_counted(n, kind) for kind, n in counts.items()))
 
 
 @cli.command()
