@@ -127,3 +127,25 @@ def test_one_unreadable_row_never_takes_the_tenant_down(tmp_path) -> None:
         assert purged.status_code == 200 and purged.json()["events"][0]["kind"] == "purged"
         assert "Rome" not in client.get("/export", headers=bearer("alice")).text
         _all_routes_answer(client)
+
+
+def test_export_names_a_row_whose_json_column_is_damaged(tmp_path) -> None:
+    with api_client(str(tmp_path / "tenants"), rate_burst=1000) as client:
+        kept, bad = (client.post("/memories", json={"text": text}, headers=bearer("alice")
+                                 ).json()["memories"][0]["id"] for text in ("I drink green tea.", "I visited Rome."))
+    _poison(tmp_path, "UPDATE memories SET provenance = '{not json' WHERE id = ?", bad)
+    with api_client(str(tmp_path / "tenants"), rate_burst=1000) as client:
+        refused = client.get("/export", headers=bearer("alice"))
+        assert refused.status_code == 409, refused.text
+        error = refused.json()["error"]
+        assert error["code"] == "unreadable_record" and bad in error["message"] and "provenance" in error["message"]
+        assert kept in [m["id"] for m in client.get("/memories", headers=bearer("alice")).json()["items"]]
+    cli = subprocess.run([sys.executable, "-m", "engram_core.cli.main", "--embedder", "hashing", "--store",
+                          str(_store_file(tmp_path)), "export"], capture_output=True, text=True)
+    assert cli.returncode != 0 and "Traceback" not in cli.stderr
+    assert bad in cli.stderr and "provenance" in cli.stderr
+    with api_client(str(tmp_path / "tenants"), rate_burst=1000) as client:  # the way out the error names
+        assert client.delete(f"/memories/{bad}", params={"purge": "true"}, headers=bearer("alice")).status_code == 200
+    cli = subprocess.run([sys.executable, "-m", "engram_core.cli.main", "--embedder", "hashing", "--store",
+                          str(_store_file(tmp_path)), "export"], capture_output=True, text=True)
+    assert cli.returncode == 0 and kept in cli.stdout
