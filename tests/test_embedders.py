@@ -172,3 +172,34 @@ def test_hashing_stable_across_processes() -> None:
 def test_hashing_rejects_tiny_dimensions() -> None:
     with pytest.raises(ConfigurationError):
         HashingEmbedder(dim=2)
+
+
+class _CountingEmbedder:
+    """The Embedder port over the hashing embedder, counting every text it is asked for."""
+
+    def __init__(self) -> None:
+        from engram_core.adapters.hashing import HashingEmbedder
+
+        self.inner = HashingEmbedder()
+        self.model_id, self.dim = self.inner.model_id, self.inner.dim
+        self.asked: list[str] = []
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.asked.extend(texts)
+        return self.inner.embed(texts)
+
+
+def test_a_chat_turn_embeds_its_message_once_and_vectors_stay_the_same(clock) -> None:
+    from conftest import make_engine
+
+    counting = _CountingEmbedder()
+    engine = make_engine(clock, embedder=counting)
+    engine.remember("I keep bees on the roof.")
+    message = "What do I keep on the roof?"
+    turn = engine.chat(message, session_id="s1")
+    assert counting.asked.count(message) == 1  # recall's query and the stored episode share one vector
+    assert "bees" in turn.recall.render()
+    stored = next(m for m in engine.memories() if m.text == message)
+    fresh = np.asarray(counting.inner.embed([message])[0], dtype=np.float32)
+    assert stored.embedding is not None and float(stored.embedding.vector @ fresh) > 0.9999  # stored compactly
+    engine.close()

@@ -29,6 +29,7 @@ def random_id(prefix: str) -> str:
 _LABEL_VECTORS: dict[tuple[str, str], np.ndarray] = {}  # shared by every engine (and thread) of the process
 _LABEL_LOCK = threading.Lock()
 _MAX_LABEL_VECTORS = 4096
+_RECENT_TEXTS = 16  # a chat turn embeds its message as recall's query and again as the stored episode
 
 
 @dataclass
@@ -44,6 +45,7 @@ class Runtime:
     turn_id: str | None = None  # set for the length of a chat turn, so its calls can be costed together
     _index: ActiveIndex | None = field(default=None, repr=False)
     _index_version: int | None = field(default=None, repr=False)
+    _recent: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if self.usage is not None:
@@ -104,14 +106,35 @@ class Runtime:
             self.store.set_meta(EMBEDDER_KEY, self.embedder_signature())
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """The texts' vectors; a text this engine embedded moments ago is not embedded (or paid for) again."""
         self.check_embedder()
-        vectors = np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
+        signature = self.embedder_signature()
+        found = {text: v for text in texts if (v := self._recent.get((signature, text))) is not None}
+        missing = [text for text in dict.fromkeys(texts) if text not in found]
+        if missing:
+            fresh = self._embed_now(missing)
+            found.update(zip(missing, fresh, strict=True))
+            if len(missing) <= _RECENT_TEXTS:  # a bulk import is not kept
+                self._remember_vectors(signature, missing, fresh)
+        if not texts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.stack([found[text] for text in texts])
+
+    def _embed_now(self, texts: list[str]) -> np.ndarray:
+        vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
         if vectors.shape != (len(texts), self.embedder.dim):
             raise ProviderError(
                 f"embedder {self.embedder.model_id} returned shape {vectors.shape}, "
                 f"expected ({len(texts)}, {self.embedder.dim})"
             )
         return vectors
+
+    def _remember_vectors(self, signature: str, texts: list[str], vectors: np.ndarray) -> None:
+        for text, vector in zip(texts, vectors, strict=True):
+            self._recent.pop((signature, text), None)
+            self._recent[(signature, text)] = vector.copy()
+        while len(self._recent) > _RECENT_TEXTS:
+            del self._recent[next(iter(self._recent))]
 
     def label_vectors(self, labels: Sequence[str]) -> np.ndarray:
         """Vectors of belief labels ("works at"), embedded once per process and embedder: the
