@@ -98,6 +98,8 @@ def restated(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray, 
     Whom a text is about is worked out only for pairs close enough in meaning: over 400 candidates it
     was most of a recall (docs/benchmarks.md, section 4).
     """
+    if least_similarity > 1.0:  # unit vectors are never closer than 1: the veto is off (the default)
+        return set()
     flags = changes if changes is not None else [states_a_change(m) for m, _ in memories]
     newer = [i for i, changed in enumerate(flags) if changed]
     if not newer:

@@ -50,9 +50,11 @@ def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool) -> Pool:
     candidates = pool.candidates
     if not candidates:
         return pool
-    vectors = index.vectors[[c.position for c in candidates]]
-    drop = restated([(c.memory, c.entry.belief) for c in candidates], vectors, rt.config.restatement_similarity,
-                    [c.entry.states_a_change for c in candidates])
+    drop: set[str] = set()
+    if rt.config.restatement_similarity <= 1.0:  # above 1 the veto is off: skip even its inputs
+        vectors = index.vectors[[c.position for c in candidates]]
+        drop = restated([(c.memory, c.entry.belief) for c in candidates], vectors, rt.config.restatement_similarity,
+                        [c.entry.states_a_change for c in candidates])
     kept = demoted([c for c in candidates if c.memory.id not in drop], rt.store.possibly_stale(),
                    rt.config.possibly_stale_factor)
     return replace(pool, candidates=kept)
