@@ -12,7 +12,7 @@ from conftest import START, make_engine
 from engram_core.core.config import EngineConfig
 from engram_core.usecases.dependents import dependent_on
 from engram_core.core.model import Belief, Cardinality, EventKind, Memory, MemoryKind, MemoryStatus
-from engram_core.core.restatements import demoted, restated, states_a_change
+from engram_core.core.restatements import demoted, restated, retracted, retracts, states_a_change
 
 pytestmark = pytest.mark.both_stores  # the use cases here need no SQL
 
@@ -143,5 +143,67 @@ def test_recall_leaves_out_an_episode_restated_later_with_a_change_cue(clock):
     off = make_engine(clock, embedder=MiniLMEmbedder())  # the default: the veto is off
     _say(off, clock, *said)
     assert "Mondays" in off.recall("When is the team sync?", 256, reinforce=False).block  # the veto did it
+    engine.close()
+    off.close()
+
+
+# -- retractions (on by default) ----------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "retracting"), [
+    ("Stopped the intermittent fasting, it made me cranky.", True), ("I'm no longer a morning person.", True),
+    ("Guess who doesn't work at the Hilton anymore!", True), ("My father is not working more in the factory.", True),
+    ("I quit the choir in May.", True), ("I used to play the cello.", True),
+    ("I'm at Globex now.", False),  # a change, but not one that stops something
+    ("Did you stop the fasting?", False), ("I also gave up sugar.", False), ("I live in Lisbon.", False),
+])
+def test_retraction_cues(text, retracting):
+    assert retracts(_memory("m", text, 0)) is retracting
+
+
+def _pairs(*rows: tuple[str, str, float]) -> list[tuple[Memory, None]]:
+    return [(_memory(mid, text, hours), None) for mid, text, hours in rows]
+
+
+def test_a_retraction_that_names_what_it_retracts_retires_the_older_memory():
+    memories = _pairs(("fast", "I'm doing intermittent fasting.", 0),
+                      ("hotel", "Long day. I manage the front desk at the Hilton downtown.", 1),
+                      ("walk", "I walk to work most days.", 2),  # close in meaning, names neither
+                      ("stop", "Stopped the intermittent fasting, it made me cranky.", 24),
+                      ("left", "Guess who doesn't work at the Hilton anymore! Marriott now.", 30))
+    vectors = np.stack([_unit(1, 0.1, 0)] * 5)
+    flags = [retracts(m) for m, _ in memories]
+    assert retracted(memories, vectors, 0.45, flags) == {"fast", "hotel"}
+    far = np.stack([_unit(1, 0, 0), _unit(1, 0, 0), _unit(1, 0, 0), _unit(0, 1, 0), _unit(0, 1, 0)])
+    assert retracted(memories, far, 0.45, flags) == set()  # named, but not close in meaning
+
+
+def test_a_retraction_spares_other_people_other_speakers_newer_memories_and_critical_ones():
+    allergy = _memory("allergy", "I'm allergic to peanuts, so no peanut butter.", 0, kind=MemoryKind.FACT,
+                      critical=True)
+    memories = [(allergy, None)] + _pairs(
+        ("gym", "Caroline: I go to the climbing gym on Fridays.", 1),
+        ("sister", "My sister goes to the climbing gym.", 2),
+        ("later", "I run in the park every morning.", 60),  # newer than the retraction: it stays
+        ("other", "Melanie: I don't go to the climbing gym anymore.", 24),  # another speaker
+        ("mine", "My sister doesn't go to the climbing gym anymore, and peanuts are no longer a problem.", 30),
+        ("run", "Caroline: I stopped running in the park every morning.", 40))
+    vectors = np.stack([_unit(1, 0, 0)] * len(memories))
+    flags = [retracts(m) for m, _ in memories]
+    # "mine" is about the sister: it retires her gym; "run" (Caroline) names the run but is older than it.
+    assert retracted(memories, vectors, 0.45, flags) == {"sister"}
+
+
+def test_recall_leaves_out_what_the_speaker_said_stopped_by_default(clock):
+    from engram_core.adapters.minilm import MiniLMEmbedder
+
+    said = ("I'm a morning person.", "I'm no longer a morning person, night shifts changed that.")
+    engine = make_engine(clock, embedder=MiniLMEmbedder())
+    _say(engine, clock, *said)
+    block = engine.recall("Am I a morning person?", 256, reinforce=False).block
+    assert "no longer" in block and "- [" in block and block.count("morning person") == 1
+    assert {m.text for m in engine.memories(status=["active"])} == set(said)  # kept: only recall leaves it out
+    off = make_engine(clock, embedder=MiniLMEmbedder(), config=EngineConfig(retraction_similarity=1.01))
+    _say(off, clock, *said)
+    assert off.recall("Am I a morning person?", 256, reinforce=False).block.count("morning person") == 2
     engine.close()
     off.close()

@@ -20,6 +20,7 @@ import numpy as np
 
 from engram_core.core.chattext import normalise_chat
 from engram_core.core.model import Belief, Cardinality, Memory, MemoryKind
+from engram_core.core.words import meaning
 
 
 class Scored(Protocol):
@@ -39,7 +40,8 @@ S = TypeVar("S", bound=Scored)
 CHANGE_CUE = re.compile(
     r"\b(?:now|anymore|any\s+more|any\s+longer|no\s+longer|switched|gave\s+up|given\s+up|started|moved|"
     r"relocated|renamed|rebranded|quit|left|joined|changed|instead|these\s+days|nowadays|stopped|"
-    r"not\s+(?:more|into)|new|from\s+now\s+on|actually|correction|typo|I\s+mean|I\s+meant|mistake)\b", re.I)
+    r"not\s+(?:\w+ing\s+)?(?:more|into)|used\s+to|new|from\s+now\s+on|actually|correction|typo|I\s+mean|"
+    r"I\s+meant|mistake)\b", re.I)
 # "Also", "too", "as well": a value added beside the old one, not instead of it.
 ADDITIVE_CUE = re.compile(r"\b(?:also|too|as\s+well|another|second|both|additionally|plus|besides)\b", re.I)
 _SPEAKER = re.compile(r"^(?P<who>[A-Z][\w .'-]{0,40}):\s")
@@ -118,6 +120,59 @@ def restated(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray, 
         if old.id in drop or j == i or not _retirable(old, belief) or memories[j][0].created_at <= old.created_at:
             continue
         if key(i)[0] == key(j)[0] and same_people(key(i)[1], key(j)[1]):
+            drop.add(old.id)
+    return drop
+
+
+# The narrow cue: the speaker says something stopped being so ("no longer", "anymore", "quit", "stopped").
+RETRACTION_CUE = re.compile(
+    r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|gave\s+up|given\s+up|giving\s+up|quit|quitted|stopped|"
+    r"used\s+to|not\s+\w+(?:ing)?\s+(?:any\s*)?more)\b", re.I)
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
+RETRACTION_ANCHORS = 2  # content words the retraction must share with what it retracts (or one name)
+
+
+def retracts(memory: Memory) -> bool:
+    """Whether a text says something stopped being so: a change cue of the narrow kind, not a question."""
+    return states_a_change(memory) and RETRACTION_CUE.search(memory.text) is not None
+
+
+def _said(text: str) -> str:
+    """The text without its speaker prefix ("Caroline: ..."), which every turn of that speaker shares."""
+    found = _SPEAKER.match(text)
+    return text[found.end():] if found else text
+
+
+def _anchored(old: str, new: str) -> bool:
+    """The retraction names what it retracts: two content words of the older text, or one name in it."""
+    old_said, new_said = _said(old), _said(new)
+    if len(meaning(old_said) & meaning(new_said)) >= RETRACTION_ANCHORS:
+        return True
+    return bool(set(_NAME.findall(old_said)) & set(_NAME.findall(new_said)))
+
+
+def retracted(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray, least_similarity: float,
+              retractions: Sequence[bool]) -> set[str]:
+    """Ids of older memories a newer one of the same person retracts, pure: "Stopped the intermittent
+    fasting" retires "I'm doing intermittent fasting."; "I don't work at the Hilton anymore" retires the
+    day at the Hilton's front desk.
+
+    Narrower than ``restated``, so it is on by default: the newer text says something stopped
+    ("no longer", "anymore", "quit", "stopped", "not working more"), names what the older one said (two
+    of its content words, or a name), and the two are close in meaning. Long chats full of "now" are
+    left alone (docs/benchmarks.md, section 2a)."""
+    newer = [i for i, retracting in enumerate(retractions) if retracting]
+    if not newer:
+        return set()
+    close = vectors @ vectors[newer].T >= least_similarity
+    drop: set[str] = set()
+    for i, column in zip(*(axis.tolist() for axis in np.nonzero(close)), strict=True):
+        old, belief = memories[i]
+        new = memories[newer[column]][0]
+        if old.id in drop or new.id == old.id or not _retirable(old, belief) or new.created_at <= old.created_at:
+            continue
+        if _speaker(old) == _speaker(new) and same_people(_people(old.text), _people(new.text)) \
+                and _anchored(old.text, new.text):
             drop.add(old.id)
     return drop
 

@@ -18,7 +18,7 @@ from engram_core.core.model import (
     AccessState, Belief, Cardinality, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallItem, RecallResult,
 )
 from engram_core.core.packing import Packable, pack_under_budget
-from engram_core.core.restatements import demoted, restated
+from engram_core.core.restatements import demoted, restated, retracted, retracts
 from engram_core.core.render import (
     BlockForm, FactLabel, block_form, fit_block, frame_text, line_cost, render_block, render_line,
 )
@@ -51,10 +51,16 @@ def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool) -> Pool:
     if not candidates:
         return pool
     drop: set[str] = set()
-    if rt.config.restatement_similarity <= 1.0:  # above 1 the veto is off: skip even its inputs
+    config, vectors = rt.config, None
+    if config.restatement_similarity <= 1.0:  # above 1 the veto is off: skip even its inputs
         vectors = index.vectors[[c.position for c in candidates]]
-        drop = restated([(c.memory, c.entry.belief) for c in candidates], vectors, rt.config.restatement_similarity,
+        drop = restated([(c.memory, c.entry.belief) for c in candidates], vectors, config.restatement_similarity,
                         [c.entry.states_a_change for c in candidates])
+    retractions = [c.entry.states_a_change and retracts(c.memory) for c in candidates]
+    if config.retraction_similarity <= 1.0 and any(retractions):
+        vectors = index.vectors[[c.position for c in candidates]] if vectors is None else vectors
+        drop |= retracted([(c.memory, c.entry.belief) for c in candidates], vectors, config.retraction_similarity,
+                          retractions)
     kept = demoted([c for c in candidates if c.memory.id not in drop], rt.store.possibly_stale(),
                    rt.config.possibly_stale_factor)
     return replace(pool, candidates=kept)
