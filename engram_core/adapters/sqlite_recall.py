@@ -53,7 +53,7 @@ def _columns_sql(dim: int) -> str:
         "CASE WHEN status_changed_at != '' THEN status_changed_at END, session_id, "
         f"CASE WHEN kind != '{episode}' THEN subject WHEN instr(substr(text, 1, {SPEAKER_PREFIX}), ': ') > 0 "
         f"THEN substr(text, 1, {SPEAKER_PREFIX}) END, embedding "
-        f"FROM memories WHERE status IN {RECALLABLE_SQL} ORDER BY rowid"
+        f"FROM memories NOT INDEXED WHERE status IN {RECALLABLE_SQL} ORDER BY rowid"
     )
 
 

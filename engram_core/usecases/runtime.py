@@ -136,6 +136,8 @@ class Runtime:
             columns = self.store.recall_columns(self.embedder.dim, room_for)
             self._index = ActiveIndex.load(self.embedder.dim, self.config, columns, self.store.recallable_entries)
             self._index_version = version
+        else:  # the entries the last use case was handed go back to plain records, out of gc's sight
+            self._index.entries.settle()
         return self._index
 
     def memories_now(self, ids: Sequence[str]) -> list[Memory]:
