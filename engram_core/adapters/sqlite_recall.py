@@ -237,8 +237,8 @@ class RecallRows:
 def _matrix(rows: int, dim: int) -> np.ndarray:
     """A zeroed float32 matrix in its own anonymous mapping. numpy advises the kernel to back a large array with
     huge pages, and where memory is fragmented (a full page cache) the first touch of a 150 MB matrix then
-    waited on compaction: 50 to 470 ms of CPU, 300 or more in most fresh processes, against 100 to 140 ms
-    in ordinary pages (docs/benchmarks.md, section 4). The mapping is unmapped when the array is freed."""
+    waited on compaction: 300 to 470 ms of CPU in most fresh processes, against 90 to 140 ms in ordinary pages
+    (docs/benchmarks.md, section 4). The mapping is unmapped when the array is freed."""
     if rows * dim == 0:
         return np.zeros((rows, dim), dtype=np.float32)
     return np.frombuffer(mmap.mmap(-1, rows * dim * 4), dtype=np.float32).reshape(rows, dim)
