@@ -15,6 +15,7 @@ instead, so it is kept or skipped exactly as reading it as a ``Memory`` would (t
 
 from __future__ import annotations
 
+import mmap
 import sqlite3
 from collections.abc import Callable, Sequence
 
@@ -43,17 +44,20 @@ _SURE = " AND ".join((
 
 
 def _columns_sql(dim: int) -> str:
-    """One row per recallable memory, each expression computed once: flags (sure, critical, archived, kind),
-    rowid, id, importance, stability, both times, the status time, session, speaker text or subject, vector."""
+    """One row per recallable memory, each expression computed once: flags (sure, critical, archived, the vector's
+    layout, kind), rowid, id, importance, stability, both times, the status time, session, speaker text or subject,
+    vector."""
     episode = MemoryKind.EPISODE.value
+    layout = (f"CASE WHEN embedding IS NULL THEN 0 WHEN typeof(embedding) != 'blob' THEN 3 "
+              f"WHEN length(embedding) = {dim + 4} THEN 1 WHEN length(embedding) = {4 * dim} THEN 2 ELSE 3 END")
     flags = (f"coalesce(({_SURE}) AND (embedding IS NULL OR embed_dim IS {dim}), 0) + 2 * coalesce(critical != 0, 0) "
-             f"+ 4 * (status = '{MemoryStatus.ARCHIVED.value}') + 8 * ({_KIND_CASE})")
+             f"+ 4 * (status = '{MemoryStatus.ARCHIVED.value}') + 8 * ({layout}) + 32 * ({_KIND_CASE})")
     return (
         f"SELECT {flags}, rowid, id, importance, stability_hours, coalesce(created_at || ' ' || last_accessed_at, ''), "
         "CASE WHEN status_changed_at != '' THEN status_changed_at END, session_id, "
         f"CASE WHEN kind != '{episode}' THEN subject WHEN instr(substr(text, 1, {SPEAKER_PREFIX}), ': ') > 0 "
         f"THEN substr(text, 1, {SPEAKER_PREFIX}) END, embedding "
-        f"FROM memories WHERE status IN {RECALLABLE_SQL} ORDER BY rowid"
+        f"FROM memories NOT INDEXED WHERE status IN {RECALLABLE_SQL} ORDER BY rowid"
     )
 
 
@@ -94,7 +98,7 @@ class _Rows:
             list(c) for c in zip(*found, strict=True))
         flag = np.array(flags, dtype=np.int64)
         self.sure = (flag & 1).astype(bool) & (flag >= 0)
-        self.critical, self.archived, self.kinds = (flag & 2) > 0, (flag & 4) > 0, (flag >> 3).astype(np.int8)
+        self.critical, self.archived, self.kinds = (flag & 2) > 0, (flag & 4) > 0, (flag >> 5).astype(np.int8)
         both = _ascii(times, 56)  # "created accessed": 27 + 1 + 27 characters, then nothing
         self.created_us, created_fine = _stamps(both[:, :27], both[:, 27] == ord(" "))
         self.accessed_us, accessed_fine = _stamps(both[:, 28:55], both[:, 55] == 0)
@@ -103,8 +107,9 @@ class _Rows:
         if stated:
             told = _ascii([t if isinstance(t, str) else "" for t in (changed[i] for i in stated)], 28)
             self.sure[stated] &= _stamps(told[:, :27], told[:, 27] == 0)[1]
-        self.sizes = np.array([len(b) if b.__class__ is bytes else -(b is not None) for b in self.blobs], np.int64)
-        self.sure &= (self.sizes == 0) | (self.sizes == dim + 4) | (self.sizes == 4 * dim)
+        layout = (flag >> 3) & 3  # no vector, int8 and its scale, float32, or anything else (not sure)
+        self.sizes = np.array([0, dim + 4, 4 * dim, 0], dtype=np.int64)[layout]
+        self.sure &= layout != 3
         unsure = np.flatnonzero(~self.sure).tolist()
         for i in unsure:  # values the fast path must not read
             importance[i] = stability[i] = 0.0
@@ -189,7 +194,7 @@ class RecallRows:
         self._decode_unsure(got, dim)
         keep = np.flatnonzero(got.indexed)
         readable = int(np.count_nonzero(got.readable))
-        vectors = np.zeros((room(readable), dim), dtype=np.float32)
+        vectors = _matrix(room(readable), dim)
         got.fill_vectors(vectors, keep, dim)
         kept = keep.tolist()
         whole = len(kept) == len(found)
@@ -227,6 +232,16 @@ class RecallRows:
                    "AND valid_to IS NULL AND expired_at IS NULL")
             beliefs.update((b.id, b) for b in rows.each(self.conn.execute(sql, chunk), rows.belief_from_row))
         return [(m, beliefs.get(m.belief_id) if m.belief_id else None) for m in memories]
+
+
+def _matrix(rows: int, dim: int) -> np.ndarray:
+    """A zeroed float32 matrix in its own anonymous mapping. numpy advises the kernel to back a large array with
+    huge pages, and where memory is fragmented (a full page cache) the first touch of a 150 MB matrix then
+    waited on compaction: 300 to 470 ms of CPU in most fresh processes, against 90 to 140 ms in ordinary pages
+    (docs/benchmarks.md, section 4). The mapping is unmapped when the array is freed."""
+    if rows * dim == 0:
+        return np.zeros((rows, dim), dtype=np.float32)
+    return np.frombuffer(mmap.mmap(-1, rows * dim * 4), dtype=np.float32).reshape(rows, dim)
 
 
 def _empty(dim: int, room: int) -> IndexColumns:
