@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from engram_core.snapshots.snapshotter import Snapshotter
 
 Refresh = Callable[["Snapshotter", "Checkout"], "Checkout"]
-COLUMNS = ("store", "memories", "way", "refresh ms", "p95", "refresh + recall ms", "p95", "cpu ms",
+COLUMNS = ("store", "memories", "way", "refresh ms", "refresh p95", "refresh + recall ms", "+ recall p95", "cpu ms",
            "warm recall ms", "advanced in place")
 WAYS = ("in place", "rebuilt")
 
