@@ -12,11 +12,12 @@ from snapshot_support import (  # noqa: F401 - fixtures
     DELTAS, hashing_engine, make_snapshotter, moto_endpoint, oss_like, remember, store, texts_in,
 )
 
+from engram_core.core.errors import StoreError
 from engram_core.settings import load_settings
 from engram_core.snapshots.checkout import Checkout
 from engram_core.snapshots.layout import TenantKeys
 from engram_core.snapshots.local import LocalDirStore
-from engram_core.snapshots.ports import SnapshotStore
+from engram_core.snapshots.ports import SnapshotStore, StoredObject
 from engram_core.snapshots.replicas import refreshed
 from engram_core.snapshots.snapshotter import Snapshotter
 from engram_core.tenants.tenancy_snapshots import SnapshotTenantStores
@@ -141,3 +142,37 @@ def test_the_tenant_stores_bring_their_replica_up_with_the_other_instances_delta
     assert b.snapshotter.counters.downloads == downloads
     a.close()
     b.close()
+
+
+class FailingGets:
+    """A fake of the SnapshotStore port: the local store, whose reads of objects fail while ``failing``."""
+
+    def __init__(self, inner: SnapshotStore) -> None:
+        self.inner, self.location, self.failing = inner, inner.location, False
+
+    def get(self, key: str) -> StoredObject | None:
+        if self.failing:
+            raise StoreError(f"cannot read {key}: the store is unreachable")
+        return self.inner.get(key)
+
+    def __getattr__(self, name: str) -> object:  # every other call goes to the store as it is
+        return getattr(self.inner, name)
+
+
+def test_a_store_failure_mid_refresh_is_a_clear_error_and_the_next_read_loads_afresh(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ENGRAM_SNAPSHOT_CACHE_DIR", str(tmp_path / "cache"))
+    settings = load_settings()
+    store = FailingGets(LocalDirStore(tmp_path / "store"))
+    writer = _written(store.inner, tmp_path, 2)
+    stores = SnapshotTenantStores("unused", hashing_engine, settings=settings.snapshots, oss=settings.oss)
+    stores._snapshotter = make_snapshotter(store, tmp_path / "reader")  # type: ignore[arg-type]
+    read = lambda: stores.run("alice", lambda e: [m.text for m in e.memories(limit=100)], write=False)  # noqa: E731
+    assert len(read()) == 2
+    writer.run("alice", remember("note 2 about the garden"))  # a delta the replica must fetch
+    store.failing = True
+    with pytest.raises(StoreError, match="unreachable"):
+        read()
+    store.failing = False
+    assert read() == [f"note {n} about the garden" for n in range(3)]
+    stores.close()

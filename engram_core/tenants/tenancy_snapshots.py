@@ -173,7 +173,13 @@ class SnapshotTenantStores:
 
         replica = self._replicas.get(tenant)
         if replica is not None:
-            fresh = refreshed(self.snapshotter, replica)
+            try:
+                fresh = refreshed(self.snapshotter, replica)
+            except BaseException:  # the store failed: the next read starts from a fresh checkout
+                with self._lock:
+                    self._replicas.pop(tenant, None)
+                replica.discard()
+                raise
             with self._lock:
                 if fresh is None:
                     self._replicas.pop(tenant, None)
