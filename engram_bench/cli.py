@@ -21,6 +21,6 @@ def register_suites() -> None:
 
 
 SUITES: list[str] = ["retrieval", "answers", "supersession", "truth", "scenario", "scale", "growth", "mcp",
-                     "service", "storage", "fanout", "load"]
+                     "service", "storage", "replica", "fanout", "load"]
 
 register_suites()  # `engram bench` is this group, contributed to the CLI through an ``engram.commands`` entry point

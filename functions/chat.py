@@ -6,6 +6,7 @@ from fastapi import APIRouter, Response
 
 from engram_core.usecases.engine import Engine
 from functions.deps import LimitedTenantDep, ReplayDep, ServiceDep, shape
+from functions.query_ahead import embedding_ahead
 from functions.openapi import LIMITED_WRITE_ERRORS
 from engram_core.core.schemas import ChatRequest, ChatResponse
 from functions.views import chat_view
@@ -24,4 +25,5 @@ def chat(body: ChatRequest, response: Response, tenant: LimitedTenantDep,
                            occurred_at=body.occurred_at)
         return 200, chat_view(done, session, engine.count_tokens(done.reply), engine.llm_id)
 
-    return shape(service.write(tenant, turn, replay), response)
+    with embedding_ahead(service.ahead_embedder(), body.message):  # the turn recalls with the message
+        return shape(service.write(tenant, turn, replay), response)

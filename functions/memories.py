@@ -14,6 +14,7 @@ from fastapi.concurrency import run_in_threadpool
 from engram_core.usecases.engine import Engine
 from engram_core.core.errors import ValidationError
 from functions.deps import LimitedTenantDep, RecallTenantDep, ReplayDep, ServiceDep, TenantDep, shape
+from functions.query_ahead import embedding_ahead
 from functions.openapi import LIMITED_READ_ERRORS, LIMITED_WRITE_ERRORS, READ_ERRORS, WRITE_ERRORS
 from engram_core.core.schemas import (
     BeliefOut, BeliefsOut, EventOut, EventsOut, ForgetOut, ImportOut, MemoryDetail, MemoryPage, RecallOut,
@@ -61,8 +62,9 @@ def remember(body: RememberRequest, response: Response, tenant: LimitedTenantDep
 @router.post("/recall", response_model=RecallOut, responses=LIMITED_READ_ERRORS)
 def recall(body: RecallRequest, tenant: RecallTenantDep, service: ServiceDep) -> dict:
     """Recall only: the packed block and the items with their scores. Writes nothing."""
-    return service.read(tenant, lambda e: RecallOut.view(
-        e.recall(body.query, body.budget_tokens, as_of=body.as_of, reinforce=False)))
+    with embedding_ahead(service.ahead_embedder(), body.query):  # while the tenant's copy is made current
+        return service.read(tenant, lambda e: RecallOut.view(
+            e.recall(body.query, body.budget_tokens, as_of=body.as_of, reinforce=False)))
 
 
 @router.delete("/memories/{memory_id}", response_model=ForgetOut, responses=WRITE_ERRORS)

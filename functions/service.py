@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -13,6 +13,7 @@ from engram_core.core.ports import Clock, Embedder
 from functions import idempotency
 from engram_core.tenants.credentials import KeyRing, parse_key_entries
 from functions.keysource import KeySource
+from functions.query_ahead import AheadEmbedder
 from functions.ratelimit import RateLimiter
 from functions.settings import AppSettings, FanoutMode, Platform, ServiceSettings
 
@@ -68,6 +69,11 @@ class Service:
         """The embedder tenant engines get."""
         return self.providers.providers().embedder
 
+    def ahead_embedder(self) -> Embedder | None:
+        """What a request may embed its query with ahead of its engine (query_ahead.py): a local embedder
+        only (a hosted one's calls are metered per tenant engine and rate limited)."""
+        return None if self.hosted_embedder else self.tenant_embedder()
+
     def platform_headers(self, headers: Mapping[str, str]) -> Mapping[str, str]:
         """The request's headers where the platform vouches for its x-fc-* ones (FC), else none at all."""
         return headers if self.settings.platform is Platform.FC else {}
@@ -117,7 +123,10 @@ def open_engine_for(root: ProviderRoot) -> Callable[[Path], Engine]:
     def open_tenant_engine(path: Path) -> Engine:
         from engram_core import open_engine
 
-        return open_engine(path, providers=root.providers())
+        providers = root.providers()
+        if not root.hosted_embedder:  # takes the query a request embedded ahead (query_ahead.py)
+            providers = replace(providers, embedder=AheadEmbedder(providers.embedder))
+        return open_engine(path, providers=providers)
 
     return open_tenant_engine
 

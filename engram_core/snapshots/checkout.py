@@ -83,6 +83,10 @@ class Checkout:
     def changed(self) -> bool:
         return self.file.change_count() != self._changes_at_open
 
+    def file_untouched(self) -> bool:
+        """The main file is as it was when the copy was opened: nothing was folded into it since."""
+        return self._opened is not None and self.path.exists() and pages.stamp(self.path) == self._opened
+
     def commit(self) -> CommitResult | None:
         """Write the next generation if the operation changed anything; None if it did not."""
         if not self.changed():

@@ -61,6 +61,7 @@ class Counters:
     commits: int = 0
     conflicts: int = 0
     quarantined: int = 0
+    replica_advances: int = 0  # read replicas brought up to date in place (replicas.py)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def bump(self, name: str) -> None:

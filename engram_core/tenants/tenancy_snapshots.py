@@ -5,7 +5,9 @@ operation and commits the next generation create-only, re-applying the
 operation when another instance won the race. A read runs on a warm read
 replica: an open working copy of the newest generation, kept per tenant and
 checked with one request (is there a generation after it?) before each use, so
-a warm read neither downloads nor rebuilds the recall index.
+a warm read neither downloads nor rebuilds the recall index. When another
+instance committed deltas meanwhile, the replica applies just those in place
+(snapshots/replicas.py); anything else loads it afresh.
 
 Function Compute hands each request fresh STS credentials in ``x-fc-*``
 headers. Where the platform is trusted to have set them, the caller scopes them
@@ -165,15 +167,27 @@ class SnapshotTenantStores:
             return self._tenant_locks.setdefault(tenant, threading.Lock())
 
     def _fresh_replica(self, tenant: str) -> Checkout:
-        """The tenant's replica, replaced when a newer generation exists (caller holds the tenant's lock)."""
+        """The tenant's replica, brought up to the newest generation in place with its deltas, else loaded
+        afresh (caller holds the tenant's lock)."""
+        from engram_core.snapshots.replicas import refreshed
+
         replica = self._replicas.get(tenant)
-        known = replica.base.generation if replica is not None else None
-        if replica is not None and self.snapshotter.newest_generation(tenant, known) == known:
-            with self._lock:
-                self._replicas.move_to_end(tenant)
-            return replica
         if replica is not None:
-            replica.discard()
+            try:
+                fresh = refreshed(self.snapshotter, replica)
+            except BaseException:  # the store failed: the next read starts from a fresh checkout
+                with self._lock:
+                    self._replicas.pop(tenant, None)
+                replica.discard()
+                raise
+            with self._lock:
+                if fresh is None:
+                    self._replicas.pop(tenant, None)
+                else:
+                    self._replicas[tenant] = fresh
+                    self._replicas.move_to_end(tenant)
+            if fresh is not None:
+                return fresh
         replica = self.snapshotter.checkout(tenant)
         with self._lock:
             self._replicas[tenant] = replica
