@@ -17,36 +17,68 @@ class Packable(NamedTuple):  # a tuple, not a frozen dataclass: made for every c
     # Keys this item makes redundant (a distilled fact displaces the raw
     # episode it came from): packing one removes or skips the others.
     displaces: tuple[str, ...] = ()
+    # Items of one group share a heading (the full block's day): the first packed pays its tokens.
+    group: str = ""
+    group_tokens: int = 0
 
 
 def _order(items: Sequence[Packable]) -> list[Packable]:
     return sorted(items, key=lambda it: (-it.score, it.tokens, it.key))
 
 
-def _fill(order: list[Packable], budget: int, chosen: dict[str, Packable], banned: set[str]) -> None:
+class _Packed:
+    """What is chosen so far, its tokens, and how many chosen items each group's heading serves."""
+
+    def __init__(self) -> None:
+        self.chosen: dict[str, Packable] = {}
+        self.banned: set[str] = set()
+        self.groups: dict[str, int] = {}
+        self.used = 0
+
+    def cost(self, item: Packable) -> int:
+        return item.tokens + (self.heading(item) if not self.groups.get(item.group) else 0)
+
+    @staticmethod
+    def heading(item: Packable) -> int:
+        return max(item.group_tokens, 0) if item.group else 0
+
+    def add(self, item: Packable) -> None:
+        self.used += self.cost(item)
+        self.chosen[item.key] = item
+        if item.group:
+            self.groups[item.group] = self.groups.get(item.group, 0) + 1
+
+    def drop(self, key: str) -> None:
+        item = self.chosen.pop(key, None)
+        if item is None:
+            return
+        self.used -= item.tokens
+        if item.group:
+            self.groups[item.group] -= 1
+            self.used -= self.heading(item) if not self.groups[item.group] else 0
+
+
+def _fill(order: list[Packable], budget: int, packed: _Packed) -> None:
     """One greedy pass: add what fits, drop what a newly added item displaces."""
-    used = sum(it.tokens for it in chosen.values())
     for item in order:
-        if item.key in chosen or item.key in banned or item.tokens <= 0:
+        if item.key in packed.chosen or item.key in packed.banned or item.tokens <= 0:
             continue
-        if used + item.tokens > budget:
+        if packed.used + packed.cost(item) > budget:
             continue
-        chosen[item.key] = item
-        used += item.tokens
+        packed.add(item)
         for key in item.displaces:
-            banned.add(key)
-            dropped = chosen.pop(key, None)
-            used -= dropped.tokens if dropped else 0
+            packed.banned.add(key)
+            packed.drop(key)
 
 
 def pack_under_budget(items: Sequence[Packable], budget: int) -> tuple[Packable, ...]:
     """Choose items whose token sum never exceeds ``budget``, best score first.
 
-    A second pass backfills the room freed by displaced items.
+    A second pass backfills the room freed by displaced items. An item whose group (a day of the
+    full block) is not yet packed also pays the group's heading.
     """
     order = _order(items)
-    chosen: dict[str, Packable] = {}
-    banned: set[str] = set()
-    _fill(order, budget, chosen, banned)
-    _fill(order, budget, chosen, banned)
-    return tuple(sorted(chosen.values(), key=lambda it: (-it.score, it.tokens, it.key)))
+    packed = _Packed()
+    _fill(order, budget, packed)
+    _fill(order, budget, packed)
+    return tuple(sorted(packed.chosen.values(), key=lambda it: (-it.score, it.tokens, it.key)))
