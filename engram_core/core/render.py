@@ -97,7 +97,17 @@ def compact_fact(fact: FactLabel) -> str | None:
 
 def day_heading(when: datetime) -> str:
     """"[8 May 2023]": the line the full block opens each day's memories with (locale-free, not strftime)."""
-    return f"[{when.day} {_MONTHS[when.month - 1]} {when.year}]"
+    return _heading(when.year, when.month, when.day)
+
+
+@lru_cache(maxsize=4096)
+def _heading(year: int, month: int, day: int) -> str:  # made for every candidate of every recall
+    return f"[{day} {_MONTHS[month - 1]} {year}]"
+
+
+@lru_cache(maxsize=4096)
+def _heading_tokens(tokens: TokenCounter, heading: str) -> int:
+    return tokens.count(heading + "\n")
 
 
 def render_line(kind: MemoryKind, text: str, when: datetime, form: BlockForm = BlockForm.FULL,
@@ -153,7 +163,7 @@ def line_cost(tokens: TokenCounter, form: BlockForm, line: str) -> int:
 
 def heading_cost(tokens: TokenCounter, form: BlockForm, when: datetime) -> int:
     """What a day's heading adds to a full block (the first line of that day pays it); 0 in the compact form."""
-    return tokens.count(day_heading(when) + "\n") if form is BlockForm.FULL else 0
+    return _heading_tokens(tokens, day_heading(when)) if form is BlockForm.FULL else 0
 
 
 def fit_block(tokens: TokenCounter, form: BlockForm, lines: Sequence[str], budget: int,
