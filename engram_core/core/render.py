@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 from functools import lru_cache
+from typing import cast
 
 from engram_core.core.model import MemoryKind
 from engram_core.core.ports import TokenCounter
@@ -106,8 +107,14 @@ def _heading(year: int, month: int, day: int) -> str:  # made for every candidat
 
 
 @lru_cache(maxsize=4096)
+def _counted(tokens: Hashable, text: str) -> int:
+    return cast(TokenCounter, tokens).count(text)
+
+
 def _heading_tokens(tokens: TokenCounter, heading: str) -> int:
-    return tokens.count(heading + "\n")
+    """A heading's tokens, counted once per counter and day (a counter that cannot be hashed counts each time)."""
+    text = heading + "\n"
+    return _counted(tokens, text) if isinstance(tokens, Hashable) else tokens.count(text)
 
 
 def render_line(kind: MemoryKind, text: str, when: datetime, form: BlockForm = BlockForm.FULL,
