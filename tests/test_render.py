@@ -150,6 +150,20 @@ def test_small_budgets_lead_with_the_belief_the_query_names(clock) -> None:
     assert counter.count(compact.block) <= 40 and counter.count(full.block) <= 400
 
 
+def test_a_full_recall_lists_its_memories_by_day_each_day_headed_once(clock) -> None:
+    (full,) = _story_recalls(clock, ("Where do my aunt and I live, and what is my project?", 400))
+    body = full.block.split("\n")[1:-1]
+    headings = [line for line in body if not line.startswith("- ")]
+    assert len(headings) == len(set(headings)) == 2  # the story spans two days, 18 days apart
+    assert all(re.fullmatch(r"\[\d{1,2} [A-Z][a-z]{2} \d{4}\]", h) for h in headings)
+    assert len(body) == len(headings) + len(full.items)
+    days = [item.created_at.date() for item in full.items]
+    assert [line for line in body if line.startswith("- ")] == [
+        item.line for item in sorted(full.items, key=lambda i: i.created_at)]  # in the order recorded
+    assert min(days) != max(days)
+    assert full.tokens_used == counter.count(full.block) <= 400
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(min_value=1, max_value=300))
 def test_engine_recall_never_exceeds_the_budget_in_either_form(budget: int) -> None:

@@ -38,7 +38,7 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 
 
 class BlockForm(str, Enum):
-    FULL = "full"  # noted frame, "- [kind date] text" lines (an episode's kind unnamed)
+    FULL = "full"  # noted frame, "- kind: text" lines under a heading per day (an episode's kind unnamed)
     COMPACT = "compact"  # short frame, bare lines, facts as "label: value"
 
 
