@@ -35,19 +35,6 @@ class _Packed:
         self.groups: dict[str, int] = {}
         self.used = 0
 
-    def cost(self, item: Packable) -> int:
-        return item.tokens + (self.heading(item) if not self.groups.get(item.group) else 0)
-
-    @staticmethod
-    def heading(item: Packable) -> int:
-        return max(item.group_tokens, 0) if item.group else 0
-
-    def add(self, item: Packable) -> None:
-        self.used += self.cost(item)
-        self.chosen[item.key] = item
-        if item.group:
-            self.groups[item.group] = self.groups.get(item.group, 0) + 1
-
     def drop(self, key: str) -> None:
         item = self.chosen.pop(key, None)
         if item is None:
@@ -55,20 +42,29 @@ class _Packed:
         self.used -= item.tokens
         if item.group:
             self.groups[item.group] -= 1
-            self.used -= self.heading(item) if not self.groups[item.group] else 0
+            self.used -= max(item.group_tokens, 0) if not self.groups[item.group] else 0
 
 
 def _fill(order: list[Packable], budget: int, packed: _Packed) -> None:
-    """One greedy pass: add what fits, drop what a newly added item displaces."""
+    """One greedy pass: add what fits (with its group's heading when the group is new), drop what a newly
+    added item displaces. Runs over every candidate of every recall, so the common path stays inline."""
+    chosen, banned, groups = packed.chosen, packed.banned, packed.groups
     for item in order:
-        if item.key in packed.chosen or item.key in packed.banned or item.tokens <= 0:
+        key, cost = item.key, item.tokens
+        if key in chosen or key in banned or cost <= 0 or packed.used + cost > budget:
             continue
-        if packed.used + packed.cost(item) > budget:
-            continue
-        packed.add(item)
-        for key in item.displaces:
-            packed.banned.add(key)
-            packed.drop(key)
+        group = item.group
+        if group and not groups.get(group):
+            cost += max(item.group_tokens, 0)
+            if packed.used + cost > budget:
+                continue
+        chosen[key] = item
+        packed.used += cost
+        if group:
+            groups[group] = groups.get(group, 0) + 1
+        for displaced in item.displaces:
+            banned.add(displaced)
+            packed.drop(displaced)
 
 
 def pack_under_budget(items: Sequence[Packable], budget: int) -> tuple[Packable, ...]:
