@@ -27,7 +27,9 @@ from engram_core.usecases.engine import Engine
 from engram_core.core.model import MemoryKind
 from engram_core.core.packing import Packable, pack_under_budget
 from engram_core.core.ports import Embedder, TokenCounter
-from engram_core.core.render import BlockForm, block_form, fit_block, frame_text, line_cost, render_block, render_line
+from engram_core.core.render import (
+    BlockForm, block_form, day_heading, fit_block, frame_text, heading_cost, line_cost, render_block, render_line,
+)
 
 CANDIDATE_POOL = 400  # as many candidates as Engram's recall considers
 RRF_K = 60  # reciprocal-rank fusion's usual constant (Cormack et al., 2009)
@@ -91,6 +93,7 @@ class _TurnLog:
         self.full_from = full_from
         self.turns: list[Turn] = []
         self._rendered: dict[BlockForm, tuple[list[str], list[int]]] = {}
+        self._headings: dict[str, int] = {}
 
     def append(self, turn: Turn) -> None:
         self.turns.append(turn)
@@ -109,13 +112,23 @@ class _TurnLog:
             costs.append(line_cost(self.tokens, form, lines[-1]))
         return lines, costs
 
+    def heading(self, form: BlockForm, pos: int) -> tuple[str, int]:
+        """The day turn ``pos`` sits under in ``form`` and its heading's tokens (none in the compact form)."""
+        if form is not BlockForm.FULL:
+            return "", 0
+        day = day_heading(self.turns[pos].at)
+        if day not in self._headings:
+            self._headings[day] = heading_cost(self.tokens, form, self.turns[pos].at)
+        return day, self._headings[day]
+
     def context(self, positions: Sequence[int], form: BlockForm, budget: int) -> Context:
         lines, costs = self.rendered(form)
-        kept, used = fit_block(self.tokens, form, [lines[p] for p in positions], budget)
+        times = [self.turns[p].at for p in positions]
+        kept, used = fit_block(self.tokens, form, [lines[p] for p in positions], budget, times)
         if not kept:
             return EMPTY
         items = tuple(ContextItem(lines[p], (self.turns[p].id,), costs[p]) for p in positions[:kept])
-        return Context(items, used, render_block([i.line for i in items], form))
+        return Context(items, used, render_block([i.line for i in items], form, times[:kept]))
 
     def pack_ranked(self, ranked: Sequence[tuple[int, float]], budget: int) -> Context:
         """Greedy by score with smaller items backfilling: Engram's own packer."""
@@ -124,7 +137,7 @@ class _TurnLog:
         if budget <= frame:
             return EMPTY
         costs = self.rendered(form)[1]
-        packables = [Packable(str(p), score, costs[p]) for p, score in ranked]
+        packables = [Packable(str(p), score, costs[p], (), *self.heading(form, p)) for p, score in ranked]
         return self.context([int(p.key) for p in pack_under_budget(packables, budget - frame)], form, budget)
 
 
@@ -155,14 +168,17 @@ class FullHistory:
     def recall(self, query: str, budget: int, at: datetime) -> Context:
         form = self.log.form(budget)
         costs = self.log.rendered(form)[1]
-        room, chosen = budget - self.log.frame(form), []
+        room, chosen, days = budget - self.log.frame(form), [], set()
         for pos in range(len(self.log.turns) - 1, -1, -1):
             if self.log.turns[pos].at > at:
                 continue
-            if costs[pos] > room:
+            day, heading = self.log.heading(form, pos)
+            cost = costs[pos] + (heading if day not in days else 0)
+            if cost > room:
                 break
             chosen.append(pos)
-            room -= costs[pos]
+            days.add(day)
+            room -= cost
         return self.log.context(chosen, form, budget)
 
     def close(self) -> None:

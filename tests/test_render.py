@@ -14,7 +14,7 @@ from engram_core.core.model import MemoryKind
 from engram_core.core.answers import named_by_meaning
 from engram_core.core.render import (
     BLOCK_CLOSE, BLOCK_OPEN, COMPACT_CLOSE, COMPACT_OPEN, BlockForm, FactLabel, block_form, compact_fact,
-    fit_block, frame_text, line_cost, render_block, render_line,
+    fit_block, frame_text, heading_cost, line_cost, render_block, render_line,
 )
 
 from conftest import make_engine
@@ -32,10 +32,27 @@ def test_the_form_follows_the_budget() -> None:
 
 def test_the_full_form_keeps_the_note_kind_and_date() -> None:
     line = render_line(MemoryKind.FACT, "The user lives in Lisbon.", WHEN)
-    assert line == "- [fact 2 Mar 2026] The user lives in Lisbon."
+    assert line == "- fact: The user lives in Lisbon."
     assert render_block([line]) == f"{BLOCK_OPEN}\n{line}\n{BLOCK_CLOSE}"
+    assert render_block([line], times=[WHEN]) == f"{BLOCK_OPEN}\n[2 Mar 2026]\n{line}\n{BLOCK_CLOSE}"
     episode = render_line(MemoryKind.EPISODE, "Ana: I adopted a cat.", WHEN)
-    assert episode == "- [2 Mar 2026] Ana: I adopted a cat."  # the common kind goes unnamed: fewer tokens
+    assert episode == "- Ana: I adopted a cat."  # the common kind goes unnamed: fewer tokens
+
+
+def test_the_full_block_dates_each_day_once_in_the_order_recorded() -> None:
+    later, next_day = WHEN + timedelta(hours=3), WHEN + timedelta(days=1)
+    lines = ["- b", "- c", "- a"]
+    block = render_block(lines, times=[later, next_day, WHEN])
+    assert block.split("\n")[1:-1] == ["[2 Mar 2026]", "- a", "- b", "[3 Mar 2026]", "- c"]
+    compact = render_block(lines, BlockForm.COMPACT, [later, next_day, WHEN])
+    assert compact == f"{COMPACT_OPEN}- b\n- c\n- a{COMPACT_CLOSE}"  # the compact form has no dates
+    assert heading_cost(counter, BlockForm.FULL, WHEN) == counter.count("[2 Mar 2026]\n")
+    assert heading_cost(counter, BlockForm.COMPACT, WHEN) == 0
+
+
+def test_a_stored_line_cannot_pass_for_a_day_heading() -> None:
+    line = render_line(MemoryKind.EPISODE, "[1 Jan 2020] the year I moved", WHEN)
+    assert line.startswith("- ")  # every memory line opens with its bullet; only headings open with "["
 
 
 def test_the_compact_form_states_a_belief_as_label_and_value() -> None:
@@ -81,11 +98,12 @@ lines = st.lists(st.text(min_size=1, max_size=60).filter(str.strip), max_size=12
 @given(lines, st.integers(min_value=0, max_value=200), st.sampled_from(list(BlockForm)))
 def test_a_fitted_block_never_exceeds_its_budget(texts: list[str], budget: int, form: BlockForm) -> None:
     rendered = [render_line(MemoryKind.EPISODE, t, WHEN, form) for t in texts]
-    kept, used = fit_block(counter, form, rendered, budget)
+    times = [WHEN + timedelta(hours=20 * i) for i in range(len(texts))]
+    kept, used = fit_block(counter, form, rendered, budget, times)
     assert used <= budget
-    assert used == (counter.count(render_block(rendered[:kept], form)) if kept else 0)
+    assert used == (counter.count(render_block(rendered[:kept], form, times[:kept])) if kept else 0)
     if kept < len(rendered):
-        assert counter.count(render_block(rendered[:kept + 1], form)) > budget
+        assert counter.count(render_block(rendered[:kept + 1], form, times[:kept + 1])) > budget
 
 
 def test_a_compact_line_costs_what_it_adds_to_the_block() -> None:
@@ -128,8 +146,22 @@ def test_small_budgets_lead_with_the_belief_the_query_names(clock) -> None:
     compact, full = _story_recalls(clock, ("Where do I live?", 40), ("Where do I live?", 400))
     assert compact.items[0].text == "The user lives in Coimbra."
     assert compact.block.startswith("<mem>lives in: Coimbra\n")
-    assert full.block.startswith(BLOCK_OPEN) and "- [fact " in full.block
+    assert full.block.startswith(BLOCK_OPEN) and "- fact: " in full.block
     assert counter.count(compact.block) <= 40 and counter.count(full.block) <= 400
+
+
+def test_a_full_recall_lists_its_memories_by_day_each_day_headed_once(clock) -> None:
+    (full,) = _story_recalls(clock, ("Where do my aunt and I live, and what is my project?", 400))
+    body = full.block.split("\n")[1:-1]
+    headings = [line for line in body if not line.startswith("- ")]
+    assert len(headings) == len(set(headings)) == 2  # the story spans two days, 18 days apart
+    assert all(re.fullmatch(r"\[\d{1,2} [A-Z][a-z]{2} \d{4}\]", h) for h in headings)
+    assert len(body) == len(headings) + len(full.items)
+    days = [item.created_at.date() for item in full.items]
+    assert [line for line in body if line.startswith("- ")] == [
+        item.line for item in sorted(full.items, key=lambda i: i.created_at)]  # in the order recorded
+    assert min(days) != max(days)
+    assert full.tokens_used == counter.count(full.block) <= 400
 
 
 @settings(max_examples=25, deadline=None)

@@ -17,36 +17,64 @@ class Packable(NamedTuple):  # a tuple, not a frozen dataclass: made for every c
     # Keys this item makes redundant (a distilled fact displaces the raw
     # episode it came from): packing one removes or skips the others.
     displaces: tuple[str, ...] = ()
+    # Items of one group share a heading (the full block's day): the first packed pays its tokens.
+    group: str = ""
+    group_tokens: int = 0
 
 
 def _order(items: Sequence[Packable]) -> list[Packable]:
     return sorted(items, key=lambda it: (-it.score, it.tokens, it.key))
 
 
-def _fill(order: list[Packable], budget: int, chosen: dict[str, Packable], banned: set[str]) -> None:
-    """One greedy pass: add what fits, drop what a newly added item displaces."""
-    used = sum(it.tokens for it in chosen.values())
+class _Packed:
+    """What is chosen so far, its tokens, and how many chosen items each group's heading serves."""
+
+    def __init__(self) -> None:
+        self.chosen: dict[str, Packable] = {}
+        self.banned: set[str] = set()
+        self.groups: dict[str, int] = {}
+        self.used = 0
+
+    def drop(self, key: str) -> None:
+        item = self.chosen.pop(key, None)
+        if item is None:
+            return
+        self.used -= item.tokens
+        if item.group:
+            self.groups[item.group] -= 1
+            self.used -= max(item.group_tokens, 0) if not self.groups[item.group] else 0
+
+
+def _fill(order: list[Packable], budget: int, packed: _Packed) -> None:
+    """One greedy pass: add what fits (with its group's heading when the group is new), drop what a newly
+    added item displaces. Runs over every candidate of every recall, so the common path stays inline."""
+    chosen, banned, groups = packed.chosen, packed.banned, packed.groups
     for item in order:
-        if item.key in chosen or item.key in banned or item.tokens <= 0:
+        key, cost = item.key, item.tokens
+        if key in chosen or key in banned or cost <= 0 or packed.used + cost > budget:
             continue
-        if used + item.tokens > budget:
-            continue
-        chosen[item.key] = item
-        used += item.tokens
-        for key in item.displaces:
-            banned.add(key)
-            dropped = chosen.pop(key, None)
-            used -= dropped.tokens if dropped else 0
+        group = item.group
+        if group and not groups.get(group):
+            cost += max(item.group_tokens, 0)
+            if packed.used + cost > budget:
+                continue
+        chosen[key] = item
+        packed.used += cost
+        if group:
+            groups[group] = groups.get(group, 0) + 1
+        for displaced in item.displaces:
+            banned.add(displaced)
+            packed.drop(displaced)
 
 
 def pack_under_budget(items: Sequence[Packable], budget: int) -> tuple[Packable, ...]:
     """Choose items whose token sum never exceeds ``budget``, best score first.
 
-    A second pass backfills the room freed by displaced items.
+    A second pass backfills the room freed by displaced items. An item whose group (a day of the
+    full block) is not yet packed also pays the group's heading.
     """
     order = _order(items)
-    chosen: dict[str, Packable] = {}
-    banned: set[str] = set()
-    _fill(order, budget, chosen, banned)
-    _fill(order, budget, chosen, banned)
-    return tuple(sorted(chosen.values(), key=lambda it: (-it.score, it.tokens, it.key)))
+    packed = _Packed()
+    _fill(order, budget, packed)
+    _fill(order, budget, packed)
+    return tuple(sorted(packed.chosen.values(), key=lambda it: (-it.score, it.tokens, it.key)))

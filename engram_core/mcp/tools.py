@@ -164,8 +164,9 @@ class MemoryTools:
     def memory_context(self) -> str:
         """The current beliefs as a memory block, ready to place in a model's context."""
         def render(engine: Engine) -> str:
-            lines = [render_line(MemoryKind.FACT, b.statement, b.valid_from) for b in engine.beliefs()]
-            return render_block(lines)
+            beliefs = engine.beliefs()
+            lines = [render_line(MemoryKind.FACT, b.statement, b.valid_from) for b in beliefs]
+            return render_block(lines, times=[b.valid_from for b in beliefs])
 
         return self._run(render, write=False)
 

@@ -20,7 +20,8 @@ from engram_core.core.model import (
 from engram_core.core.packing import Packable, pack_under_budget
 from engram_core.core.restatements import demoted, restated, retracted, retracts
 from engram_core.core.render import (
-    BlockForm, FactLabel, block_form, fit_block, frame_text, line_cost, render_block, render_line,
+    BlockForm, FactLabel, block_form, day_heading, fit_block, frame_text, heading_cost, line_cost, render_block,
+    render_line,
 )
 from engram_core.core.retention import hours_between, reinforced_stability, retention
 from engram_core.usecases.runtime import Runtime
@@ -189,9 +190,25 @@ def _veto(pool: Pool) -> Pool:
 FILLER_OFFSET = 10.0  # below any score and answer tier: a filler packs only into room nothing else took
 
 
+class Headings(NamedTuple):
+    """Each candidate's day in the full block and what that day's heading costs (none in the compact form)."""
+
+    day: dict[str, str]
+    tokens: dict[str, int]
+
+
+def _headings(rt: Runtime, candidates: list[Candidate], form: BlockForm) -> Headings:
+    if form is not BlockForm.FULL:
+        return Headings({}, {})
+    day = {c.memory.id: day_heading(c.memory.created_at) for c in candidates}
+    firsts = {day[c.memory.id]: c.memory.created_at for c in candidates}
+    return Headings(day, {d: heading_cost(rt.tokens, form, when) for d, when in firsts.items()})
+
+
 def _packables(candidates: list[Candidate], rendered: dict[str, tuple[str, int]],
                tiers: dict[str, float], fillers: frozenset[str] = frozenset(),
-               history: Callable[[], frozenset[str]] = frozenset) -> list[Packable]:
+               history: Callable[[], frozenset[str]] = frozenset,
+               headings: Headings | None = None) -> list[Packable]:
     """A distilled fact displaces the raw episode it came from when it carries what the episode said
     (a name fact never stands in for the sentence that also gave the job); ``tiers`` lift answers
     above the rest."""
@@ -207,7 +224,9 @@ def _packables(candidates: list[Candidate], rendered: dict[str, tuple[str, int]]
             displaces = tuple(e.id for mid in c.memory.provenance for e in episodes_by_message.get(mid, ())
                               if carries(c.memory.text, e.text, history()))
         score = c.score + tiers.get(c.memory.id, 0.0) - (FILLER_OFFSET if c.memory.id in fillers else 0.0)
-        packables.append(Packable(c.memory.id, score, rendered[c.memory.id][1], displaces))
+        day = headings.day.get(c.memory.id, "") if headings else ""
+        packables.append(Packable(c.memory.id, score, rendered[c.memory.id][1], displaces, day,
+                                  headings.tokens.get(day, 0) if headings else 0))
     return packables
 
 
@@ -267,12 +286,15 @@ def _pack(rt: Runtime, query: str, qv: np.ndarray, budget: int, pool: Pool, as_o
     frame = rt.tokens.count(frame_text(form))
     beliefs = [(c.memory.id, c.entry.belief) for c in pool.candidates]
     tiers = answer_tiers(beliefs, query) or _tiers_by_meaning(rt, qv, beliefs)
-    packables = _packables(pool.candidates, rendered, tiers, pool.fillers, _retired_words(rt))
+    packables = _packables(pool.candidates, rendered, tiers, pool.fillers, _retired_words(rt),
+                           _headings(rt, pool.candidates, form))
     chosen = pack_under_budget(packables, budget - frame) if budget > frame else ()
-    kept, used = fit_block(rt.tokens, form, [rendered[p.key][0] for p in chosen], budget)
     by_id = {c.memory.id: c for c in pool.candidates}
+    times = [by_id[p.key].memory.created_at for p in chosen]
+    kept, used = fit_block(rt.tokens, form, [rendered[p.key][0] for p in chosen], budget, times)
     items = tuple(_item(by_id[p.key], rendered[p.key][0], p.tokens, pool.parts) for p in chosen[:kept])
-    return RecallResult(query, budget, items, used, render_block([i.line for i in items], form), as_of)
+    block = render_block([i.line for i in items], form, times[:kept])
+    return RecallResult(query, budget, items, used, block, as_of)
 
 
 def _reinforced(memory: Memory, now: datetime, config: EngineConfig) -> Memory:
