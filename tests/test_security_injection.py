@@ -3,6 +3,8 @@ one line per memory, and no character that draws a delimiter (ASCII, look-alikes
 
 from __future__ import annotations
 
+import re
+
 import unicodedata
 
 import pytest
@@ -68,8 +70,10 @@ def _check_block(block: str, budget: int) -> None:
     bad = sorted({f"U+{ord(c):04X}" for c in inside if _draws_a_delimiter(c)})
     assert bad == [], f"budget {budget}: {bad}"
     lines = inside.strip("\n").split("\n")
-    if block.startswith(BLOCK_OPEN):
-        assert all(line.startswith("- [") for line in lines)
+    if block.startswith(BLOCK_OPEN):  # memory lines under day headings; nothing stored can pass for a heading
+        headings = [line for line in lines if not line.startswith("- ")]
+        assert all(re.fullmatch(r"\[\d{1,2} [A-Z][a-z]{2} \d{4}\]", h) for h in headings), headings
+        lines = [line for line in lines if line.startswith("- ")]
     assert sum(1 for line in lines if "zzinj" in line) == len(lines)
 
 

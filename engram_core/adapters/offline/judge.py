@@ -136,7 +136,7 @@ def propose_dream(memories: Sequence[tuple[str, str, float]]) -> dict[str, objec
 
 OFFLINE_NOTICE = ("I'm running on Engram's offline engine (no language model is connected), "
                   "so I can only show what I recalled.")
-_BLOCK_MARKUP = re.compile(r"^(?:<[^>]*>|#+.*|```.*)$")
+_BLOCK_MARKUP = re.compile(r"^(?:<[^>]*>|#+.*|```.*|\[\d{1,2} [A-Z][a-z]{2} \d{4}\])$")  # a day heading is no memory
 
 
 def recalled_lines(memory_block: str) -> list[str]:
