@@ -159,10 +159,10 @@ def retracted(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray,
     fasting" retires "I'm doing intermittent fasting."; "I don't work at the Hilton anymore" retires the
     day at the Hilton's front desk.
 
-    Narrower than ``restated``, so it is on by default: the newer text says something stopped
+    Narrower than ``restated``, yet still off by default (it cost held-out LoCoMo evidence recall, docs/benchmarks.md
+    section 2a): the newer text says something stopped
     ("no longer", "anymore", "quit", "stopped", "not working more"), names what the older one said (two
-    of its content words, or a name), and the two are close in meaning. Long chats full of "now" are
-    left alone (docs/benchmarks.md, section 2a)."""
+    of its content words, or a name), and the two are close in meaning."""
     newer = [i for i, retracting in enumerate(retractions) if retracting]
     if not newer:
         return set()
