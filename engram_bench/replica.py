@@ -12,8 +12,6 @@ deterministic dense vectors (no model), so the storage path is what is measured.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,8 +19,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from engram_bench.common import Report, Table, emit, output_options, progress
-from engram_bench.storage import TENANT, _median_p95, _sizes, _snapshotter, _stores, bulk_insert
+from engram_bench.common import Report, Table, emit
+from engram_bench.storage import TENANT, _median_p95, _snapshotter, bulk_insert, each_store_and_size, store_size_options
 from engram_core.cli.common import handle_errors
 
 if TYPE_CHECKING:
@@ -95,25 +93,13 @@ def _rows(store_name: str, m: dict) -> list[tuple]:
 
 
 @click.command(name="replica")
-@click.option("--sizes", default="1000,10000", show_default=True, help="Tenant sizes (memories), comma-separated.")
-@click.option("--repeat", default=15, show_default=True, type=click.IntRange(min=3, max=1000),
-              help="Samples per way and size.")
-@click.option("--stores", "store_names", default="local,moto", show_default=True,
-              help="local (a directory) and/or moto (moto's S3 server on loopback, through oss2).")
-@output_options
+@store_size_options("1000,10000", "Samples per way and size.")
 @handle_errors
 def command(sizes: str, repeat: int, store_names: str, json_path: Path | None, plot_dir: Path | None) -> None:
     """A read replica after another instance's one-memory commit: brought up in place against rebuilt."""
-    chosen_sizes, stores = _sizes(sizes), _stores(store_names)
     rows, started = [], time.perf_counter()
-    workdir = Path(tempfile.mkdtemp(prefix="engram-bench-replica-"))
-    try:
-        for name, opener in stores:
-            with opener() as store:
-                for count in progress(chosen_sizes, f"replica {name}", unit="size"):
-                    rows += _rows(name, measure_size(store, count, repeat, workdir))
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    for name, store, count, workdir in each_store_and_size(store_names, sizes, "replica"):
+        rows += _rows(name, measure_size(store, count, repeat, workdir))
     report = Report("replica", {"sizes": sizes, "repeat": repeat, "stores": store_names})
     report.tables.append(Table("A replica's recall after another instance's commit (median and p95, ms)", COLUMNS,
                                tuple(rows)))

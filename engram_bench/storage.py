@@ -247,26 +247,44 @@ def _stores(names: str) -> list[tuple[str, Callable]]:
     return [(n, known[n]) for n in chosen]
 
 
-@click.command(name="storage")
-@click.option("--sizes", default=DEFAULT_SIZES, show_default=True, help="Tenant sizes (memories), comma-separated.")
-@click.option("--repeat", default=15, show_default=True, type=click.IntRange(min=3, max=1000),
-              help="Samples per figure (cold loads of big tenants take a third as many).")
-@click.option("--stores", "store_names", default="local,moto", show_default=True,
-              help="local (a directory) and/or moto (moto's S3 server on loopback, through oss2).")
-@output_options
-@handle_errors
-def command(sizes: str, repeat: int, store_names: str, json_path: Path | None, plot_dir: Path | None) -> None:
-    """Snapshot load and commit latency, warm-cache cost and bytes per memory, per tenant size."""
+def each_store_and_size(store_names: str, sizes: str, label: str) -> Iterator[tuple[str, SnapshotStore, int, Path]]:
+    """Every (store, size) to measure, each store opened once, with a scratch folder removed afterwards."""
     chosen_sizes, stores = _sizes(sizes), _stores(store_names)
-    rows, started = [], time.perf_counter()
-    workdir = Path(tempfile.mkdtemp(prefix="engram-bench-cache-"))
+    workdir = Path(tempfile.mkdtemp(prefix=f"engram-bench-{label}-"))
     try:
         for name, opener in stores:
             with opener() as store:
-                for count in progress(chosen_sizes, f"storage {name}", unit="size"):
-                    rows.append(_row(name, measure_size(store, count, repeat, workdir)))
+                for count in progress(chosen_sizes, f"{label} {name}", unit="size"):
+                    yield name, store, count, workdir
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def store_size_options(default_sizes: str, repeat_help: str) -> Callable[[Callable], Callable]:
+    """The options of a bench over stores and tenant sizes: --sizes, --repeat, --stores, then --json and --plot."""
+    def wrap(command: Callable) -> Callable:
+        for option in reversed((
+            click.option("--sizes", default=default_sizes, show_default=True,
+                         help="Tenant sizes (memories), comma-separated."),
+            click.option("--repeat", default=15, show_default=True, type=click.IntRange(min=3, max=1000),
+                         help=repeat_help),
+            click.option("--stores", "store_names", default="local,moto", show_default=True,
+                         help="local (a directory) and/or moto (moto's S3 server on loopback, through oss2)."),
+            output_options,
+        )):
+            command = option(command)
+        return command
+    return wrap
+
+
+@click.command(name="storage")
+@store_size_options(DEFAULT_SIZES, "Samples per figure (cold loads of big tenants take a third as many).")
+@handle_errors
+def command(sizes: str, repeat: int, store_names: str, json_path: Path | None, plot_dir: Path | None) -> None:
+    """Snapshot load and commit latency, warm-cache cost and bytes per memory, per tenant size."""
+    rows, started = [], time.perf_counter()
+    for name, store, count, workdir in each_store_and_size(store_names, sizes, "storage"):
+        rows.append(_row(name, measure_size(store, count, repeat, workdir)))
     report = Report("storage", {"sizes": sizes, "repeat": repeat, "stores": store_names, "dim": DIM})
     report.tables.append(Table("Snapshot storage (median and p95 latency, ms)", COLUMNS, tuple(rows)))
     report.results["rows"] = [dict(zip(COLUMNS, row, strict=True)) for row in rows]
