@@ -57,8 +57,9 @@ def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool) -> Pool:
         vectors = index.vectors[[c.position for c in candidates]]
         drop = restated([(c.memory, c.entry.belief) for c in candidates], vectors, config.restatement_similarity,
                         [c.entry.states_a_change for c in candidates])
-    retractions = [c.entry.states_a_change and retracts(c.memory) for c in candidates]
-    if config.retraction_similarity <= 1.0 and any(retractions):
+    retractions = [c.entry.states_a_change and retracts(c.memory) for c in candidates] \
+        if config.retraction_similarity <= 1.0 else []  # off (the default): no cue scan on the hot path
+    if any(retractions):
         vectors = index.vectors[[c.position for c in candidates]] if vectors is None else vectors
         drop |= retracted([(c.memory, c.entry.belief) for c in candidates], vectors, config.retraction_similarity,
                           retractions)
