@@ -87,12 +87,12 @@ def test_a_confirmed_dependent_stays_and_leaves_review(clock):
 
 def test_possibly_stale_candidates_rank_lower():
     class Candidate(NamedTuple):
-        memory: Memory
+        id: str
         score: float
 
-    pool = [Candidate(_memory("kept", "a", 0), 0.8), Candidate(_memory("flagged", "b", 0), 0.8)]
+    pool = [Candidate(_memory("kept", "a", 0).id, 0.8), Candidate(_memory("flagged", "b", 0).id, 0.8)]
     ranked = demoted(pool, {"flagged": "names Lisbon"}, 0.5)
-    assert [(c.memory.id, c.score) for c in ranked] == [("kept", 0.8), ("flagged", 0.4)]
+    assert [(c.id, c.score) for c in ranked] == [("kept", 0.8), ("flagged", 0.4)]
 
 
 # -- the restatement veto -----------------------------------------------------------------------

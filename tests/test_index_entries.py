@@ -1,7 +1,7 @@
-"""The recall index holds its entries as untracked records, and gives them back unchanged.
+"""The recall index holds its rows as untracked records, and gives them back unchanged.
 
 Records (tuples of plain values in a numpy object array) keep the full garbage collections short at
-100,000 memories; these tests hold the records to what the entries were (every field of the memory and
+100,000 memories; these tests hold the records to what the rows were (every field of the memory and
 belief, the cached lines, a replaced memory), check the collector really stops seeing them, and that a
 closed engine is still freed after the CLI's start-up ``gc.freeze``.
 """
@@ -23,8 +23,7 @@ from engram_core.adapters.sqlite_store import SqliteStore
 from engram_core.cli.main import freeze_startup_objects
 from engram_core.core.config import EngineConfig
 from engram_core.core.index_entries import (
-    BELIEF_FIELDS, MEMORY_FIELDS, IndexEntries, belief_from_record, belief_record, entry_of, memory_from_record,
-    memory_record,
+    BELIEF_FIELDS, MEMORY_FIELDS, IndexEntries, belief_from_record, belief_record, memory_from_record, memory_record,
 )
 from engram_core.core.model import Belief, Cardinality, Embedding, Memory, MemoryKind, MemoryStatus
 from engram_core.core.render import BlockForm
@@ -72,25 +71,33 @@ def _entries(count: int) -> IndexEntries:
     return IndexEntries(lambda ids: [rows[i] for i in ids], list(rows))
 
 
-def test_an_entry_stays_one_object_until_settled_and_keeps_what_it_learned() -> None:
+def test_a_view_reads_the_record_and_writes_what_it_learns_back() -> None:
     entries = _entries(3)
     entry = entries[1]
-    assert entries[1] is entry and entries[-2] is entry  # what recall's candidates hold and update
-    line = entry.line_and_tokens(BlockForm.FULL, lambda e: f"- {e.memory.text}", len)
+    assert entries[-2] == entry and entries[1] is not entry  # a new view of the same row, equal on every value
+    memory = full_memory(1)
+    assert (entry.id, entry.kind, entry.text, entry.created_at, entry.provenance, entry.belief_id) == (
+        memory.id, memory.kind, memory.text, memory.created_at, memory.provenance, memory.belief_id)
+    assert entry.memory == memory and entry.belief == full_belief(1) and entries[0].belief is None
+    line = entry.line_and_tokens(BlockForm.FULL, lambda e: f"- {e.text}", len)
     assert (entry.text_key, entry.states_a_change) == ("ana likes tea number 1", False)
-    entry.memory = replace(entry.memory, text="Ana now likes coffee")  # as ActiveIndex.update replaces it
-    entry.stale.update(entry.rendered)
-    entries.settle()
     again = entries[1]
-    assert again is not entry and again == entry  # every field, the caches and the replaced memory
-    assert again.rendered == {BlockForm.FULL: line} and again.stale == {BlockForm.FULL}
-    assert again.memory.text == "Ana now likes coffee" and again.belief == full_belief(1)
-    assert again.line_and_tokens(BlockForm.FULL, lambda e: f"- {e.memory.text}", len)[0] == "- Ana now likes coffee"
-    entries.settle()
-    assert entries[1].stale == set() and entries[1].rendered[BlockForm.FULL][0] == "- Ana now likes coffee"
-    added = entry_of(full_memory(7), None)
-    entries.append(added)
-    assert len(entries) == 4 and entries[3] == added and entries.read_so_far() == 2
+    assert again.rendered == {BlockForm.FULL: line} and again.stale == frozenset()  # kept in the record
+    renders: list[str] = []
+
+    def render(view: object) -> str:
+        renders.append("again")
+        return f"- {entries[1].text}"
+    assert again.line_and_tokens(BlockForm.FULL, render, len) == line and renders == []  # cached: not rendered
+    entries.replace_memory(1, replace(memory, text="Ana now likes coffee"))  # as ActiveIndex.update does
+    changed = entries[1]
+    assert changed.stale == {BlockForm.FULL} and changed.rendered == {BlockForm.FULL: line}
+    assert changed.memory.text == "Ana now likes coffee" and changed.belief == full_belief(1)
+    assert changed.text_key == "ana now likes coffee" and changed.states_a_change is True
+    assert changed.line_and_tokens(BlockForm.FULL, render, len) == ("- Ana now likes coffee", 22)
+    assert renders == ["again"] and entries[1].stale == frozenset()
+    entries.append(full_memory(7), None)
+    assert len(entries) == 4 and entries[3].memory == full_memory(7) and entries.read_so_far() == 3
     with pytest.raises(IndexError):
         entries[4]
 
@@ -103,12 +110,12 @@ def test_held_entries_are_out_of_the_collectors_sight(tmp_path) -> None:
     gc.collect()
     before = len(gc.get_objects())
     index.entries.prefetch(range(index.size()))
-    index.entries.settle()
+    assert engine.recall("Where did I go hiking with the map?", 1024).items  # renders and caches lines
     gc.collect()
     gc.collect()  # a collection untracks a tuple once its items are untracked: the inner ones may come later
     grown = len(gc.get_objects()) - before
     assert index.entries.read_so_far() == 3000
-    assert grown < 100, f"{grown} more tracked objects for 3,000 held entries (IndexEntry objects made 12,000)"
+    assert grown < 100, f"{grown} more tracked objects for 3,000 held entries (entries held as objects made 18,000)"
     assert not any(gc.is_tracked(record) for record in index.entries._records[:3000].tolist())
     assert index.entries[5].memory == store.memories_by_ids(["mem_0000005"])[0]
     engine.close()
@@ -129,12 +136,3 @@ def test_a_closed_engine_is_freed_after_the_start_up_freeze(tmp_path) -> None:
         assert [ref() for ref in gone] == [None] * len(gone)
     finally:
         gc.unfreeze()
-
-
-def test_settling_keeps_the_most_recently_used_entries_as_objects() -> None:
-    entries = _entries(6)
-    held = [entries[pos] for pos in range(6)]
-    assert entries[0] is held[0]  # used again: now the most recent
-    entries.settle(4)  # over 4 handed out: back to half of that, the least recently used first
-    assert [entries._live.get(pos) is not None for pos in range(6)] == [True, False, False, False, False, True]
-    assert all(entries[pos] == held[pos] for pos in range(6))

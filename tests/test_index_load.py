@@ -53,7 +53,7 @@ def same(left: object, right: object, where: str) -> None:
     elif isinstance(left, IndexEntries):
         assert isinstance(right, IndexEntries) and len(left) == len(right), where
         for pos, (one, other) in enumerate(zip(left, right, strict=True)):
-            same(one, other, f"{where}[{pos}]")
+            same(one.values(), other.values(), f"{where}[{pos}]")
     elif dataclasses.is_dataclass(left):
         for field in dataclasses.fields(left):
             same(getattr(left, field.name), getattr(right, field.name), f"{where}.{field.name}")

@@ -17,7 +17,7 @@ import numpy as np
 from engram_core.core.config import EngineConfig
 from engram_core.core.entities import memory_entity
 from engram_core.core.index_columns import KINDS, IndexColumns, epoch_hours, room_for
-from engram_core.core.index_entries import EntryFetch, IndexEntries, IndexEntry, entry_of, veto_key
+from engram_core.core.index_entries import EntryFetch, IndexEntries, IndexEntry, veto_key
 from engram_core.core.model import Belief, Memory, MemoryKind, MemoryStatus
 
 __all__ = ["ActiveIndex", "IndexEntry", "epoch_hours", "veto_key"]
@@ -117,7 +117,7 @@ class ActiveIndex:
         if pos >= len(self.alive):
             self._grow()
         self.position[memory.id] = pos
-        self.entries.append(entry_of(memory, belief))
+        self.entries.append(memory, belief)
         self.vectors[pos] = memory.embedding.vector
         self._write_columns(pos, memory)
         self.alive[pos] = True
@@ -133,9 +133,9 @@ class ActiveIndex:
         if memory.kind is not MemoryKind.EPISODE or memory.session_id is None:
             return
         last = self._last_in_session.get(memory.session_id)
-        if last is not None and self.entries[last].memory.created_at <= memory.created_at:
+        if last is not None and self.entries[last].created_at <= memory.created_at:
             self.previous[pos], self.following[last] = last, pos
-        if last is None or self.entries[last].memory.created_at <= memory.created_at:
+        if last is None or self.entries[last].created_at <= memory.created_at:
             self._last_in_session[memory.session_id] = pos
 
     def remove(self, memory_id: str) -> None:
@@ -146,8 +146,7 @@ class ActiveIndex:
     def update(self, memory: Memory) -> None:
         pos = self.position.get(memory.id)
         if pos is not None:
-            self.entries[pos].memory = memory
-            self.entries[pos].stale.update(self.entries[pos].rendered)
+            self.entries.replace_memory(pos, memory)
             self._write_columns(pos, memory)
 
     def touch(self, memory_id: str, stability_hours: float, accessed_at: datetime, access_count: int) -> None:

@@ -1,41 +1,36 @@
-"""The recall index's per-memory values: built all at once, or read from the store when first asked for.
+"""The recall index's per-memory values, held as plain records: built all at once, or read from the store
+when first asked for.
 
-A loaded index (``ActiveIndex.load``) starts from columns alone and reads a memory's entry (the
-memory, the belief it states, its rendered lines) the first time recall needs it as a candidate:
-a 100,000-memory tenant's first recall reads a few hundred rows, not 100,000.
+A loaded index (``ActiveIndex.load``) starts from columns alone and reads a memory's record (the memory,
+the belief it states, its rendered lines) the first time recall needs it as a candidate: a 100,000-memory
+tenant's first recall reads a few hundred rows, not 100,000.
 
-Between uses an entry is held as a record: one tuple of plain values (strings, numbers, times, the
-vector), which CPython's collector stops tracking after one pass, in a numpy object array, which the
-collector does not walk (a list of 100,000 records or ids is 100,000 visits per pass). Held as
-``IndexEntry`` objects in a list (each with its ``Memory``, ``Embedding`` and sets: five tracked
-objects), the entries recall had read over a few hundred recalls made every full collection walk
-hundreds of thousands of objects, a 200 to 265 ms pause every hundred recalls at 100,000 memories
-(docs/benchmarks.md, section 4). An entry is made an object again when asked for, and stays the same
-object (what recall's candidates hold and update) until ``settle``, at the start of the next recall,
-turns it back into its record. Nothing a record holds refers back to it, so no cycle needs the
-collector: dropping the index frees them by reference counting.
+A record is one tuple of plain values (strings, numbers, times, the vector), which CPython's collector
+stops tracking after one pass, in a numpy object array, which the collector does not walk. Nothing is
+held as an object between recalls: ``entries[pos]`` is an ``IndexEntry``, a two-slot view of the row that
+reads the fields recall ranks and packs by straight from the record and makes the ``Memory`` (or
+``Belief``) only when asked for it, for the few items packed or reinforced. Held as objects (an entry with
+its ``Memory``, ``Embedding``, a dict and a set of cached lines: six tracked objects), the entries recall
+had read made every full collection walk hundreds of thousands of objects at 100,000 memories: pauses of
+200 to 330 ms (docs/benchmarks.md, section 4); kept as records but remade as objects for every candidate,
+each recall paid 8 to 12 ms more (remaking 330 entries, putting them back, the young collections their
+objects caused).
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from operator import attrgetter
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from engram_core.core.errors import StoreError
 from engram_core.core.model import Belief, Cardinality, Embedding, Memory, MemoryKind, MemoryStatus
 from engram_core.core.render import BlockForm
-from engram_core.core.restatements import states_a_change
+from engram_core.core.restatements import text_states_a_change
 
-# Entries kept as objects between recalls, the most recently used. Measured idle at 100,000 memories (`engram
-# bench scale --sizes 100000 --queries 300`): holding 8,192 kept full collections at 52 ms but remaking entries
-# put steady p95 at 72 ms; holding all gives p95 49 ms with a 215 ms collection now and then. Steady recall wins.
-HELD_ENTRIES = 200_000
 EntryFetch = Callable[[Sequence[str]], list[tuple[Memory, Belief | None]]]
 # The fields a record keeps, in the order the dataclasses declare them (tests/test_index_load.py checks both).
 MEMORY_FIELDS = ("id", "kind", "text", "importance", "stability_hours", "created_at", "last_accessed_at",
@@ -48,62 +43,16 @@ _KINDS = {kind.value: kind for kind in MemoryKind}
 _STATUSES = {status.value: status for status in MemoryStatus}
 _CARDINALITIES = {cardinality.value: cardinality for cardinality in Cardinality}
 _FORMS = {form.value: form for form in BlockForm}
+# A row's record: its memory's record, its belief's, then what recall keeps about it.
+_MEMORY, _BELIEF, _VETO, _VALID_FROM, _LINES, _STALE, _KEY, _KEY_OF, _CHANGE, _CHANGE_OF = range(10)
+# Positions in a memory's record.
+_ID, _KIND, _TEXT, _CREATED, _PROVENANCE, _SESSION, _SUBJECT, _BELIEF_ID = 0, 1, 2, 5, 10, 11, 12, 13
 
 
 def veto_key(belief: Belief | None) -> str | None:
     if belief is None or belief.cardinality is not Cardinality.ONE:
         return None
     return f"{belief.subject}\x1f{belief.predicate}"
-
-
-@dataclass
-class IndexEntry:
-    memory: Memory
-    veto_key: str | None
-    valid_from: datetime
-    belief: Belief | None = None  # the current belief the memory states, if any
-    # Per block form, the rendered line and what it costs, kept while rendering gives the same
-    # line: counting 400 candidates' tokens on every recall was a quarter of recall time
-    # (docs/benchmarks.md, section 4). ``stale`` forms are re-rendered and recounted only if changed.
-    rendered: dict[BlockForm, tuple[str, int]] = field(default_factory=dict)
-    stale: set[BlockForm] = field(default_factory=set)
-
-    @property
-    def text_key(self) -> str:
-        """The text as a repeat is recognised: case and spacing aside (kept until the text changes)."""
-        if self._key_of != self.memory.text:
-            self._key, self._key_of = " ".join(self.memory.text.lower().split()), self.memory.text
-        return self._key
-
-    _key: str = field(default="", repr=False)
-    _key_of: str | None = field(default=None, repr=False)
-
-    @property
-    def states_a_change(self) -> bool:
-        """Whether the text carries a change cue (``restatements``), kept until the text changes: three
-        regular expressions over 400 candidates were 3.5 ms of every recall (docs/benchmarks.md, section 4)."""
-        if self._change_of != self.memory.text:
-            self._change, self._change_of = states_a_change(self.memory), self.memory.text
-        return self._change
-
-    _change: bool = field(default=False, repr=False)
-    _change_of: str | None = field(default=None, repr=False)
-
-    def line_and_tokens(self, form: BlockForm, render: Callable[[IndexEntry], str],
-                        count: Callable[[str], int]) -> tuple[str, int]:
-        """``render(entry)`` and ``count(line)`` for one form, recounted only when the line changes."""
-        cached = self.rendered.get(form)
-        if cached is not None and form not in self.stale:
-            return cached
-        line = render(self)
-        if cached is None or cached[0] != line:
-            cached = self.rendered[form] = (line, count(line))
-        self.stale.discard(form)
-        return cached
-
-
-def entry_of(memory: Memory, belief: Belief | None) -> IndexEntry:
-    return IndexEntry(memory, veto_key(belief), belief.valid_from if belief else memory.created_at, belief)
 
 
 def memory_record(memory: Memory) -> tuple[Any, ...]:
@@ -133,18 +82,137 @@ def belief_from_record(v: tuple[Any, ...] | None) -> Belief | None:
     return Belief(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], _CARDINALITIES[v[12]])
 
 
-def _record(entry: IndexEntry, memory: tuple[Any, ...]) -> tuple[Any, ...]:
-    """An entry as one tuple of plain values, its memory already recorded as ``memory``."""
-    return (memory, belief_record(entry.belief), entry.veto_key, entry.valid_from,
-            tuple((form.value, line, tokens) for form, (line, tokens) in entry.rendered.items()),
-            tuple(form.value for form in entry.stale), entry._key, entry._key_of, entry._change, entry._change_of)
+def row_record(memory: Memory, belief: Belief | None) -> tuple[Any, ...]:
+    """A new row: nothing rendered or worked out yet."""
+    return (memory_record(memory), belief_record(belief), veto_key(belief),
+            belief.valid_from if belief else memory.created_at, (), (), "", None, False, None)
 
 
-def _entry(record: tuple[Any, ...]) -> IndexEntry:
-    memory, belief, veto, valid_from, rendered, stale, key, key_of, change, change_of = record
-    return IndexEntry(memory_from_record(memory), veto, valid_from, belief_from_record(belief),
-                      {_FORMS[form]: (line, tokens) for form, line, tokens in rendered},
-                      {_FORMS[form] for form in stale}, key, key_of, change, change_of)
+class IndexEntry:
+    """One row as recall reads it: the fields ranking and packing use, read from the row's record; the
+    memory and belief made when asked for. Writes (a rendered line, a replaced memory) go to the record."""
+
+    __slots__ = ("_entries", "_pos", "_belief")
+
+    def __init__(self, entries: IndexEntries, pos: int) -> None:
+        self._entries, self._pos = entries, pos
+        self._belief: Belief | None | bool = False  # False: not made yet
+
+    @property
+    def record(self) -> tuple[Any, ...]:
+        return cast("tuple[Any, ...]", self._entries._records[self._pos])
+
+    @property
+    def id(self) -> str:
+        return cast("str", self._entries._records[self._pos][_MEMORY][_ID])
+
+    @property
+    def kind(self) -> MemoryKind:
+        return _KINDS[self._entries._records[self._pos][_MEMORY][_KIND]]
+
+    @property
+    def text(self) -> str:
+        return cast("str", self._entries._records[self._pos][_MEMORY][_TEXT])
+
+    @property
+    def created_at(self) -> datetime:
+        return cast("datetime", self._entries._records[self._pos][_MEMORY][_CREATED])
+
+    @property
+    def provenance(self) -> tuple[str, ...]:
+        return cast("tuple[str, ...]", self._entries._records[self._pos][_MEMORY][_PROVENANCE])
+
+    @property
+    def belief_id(self) -> str | None:
+        return cast("str | None", self._entries._records[self._pos][_MEMORY][_BELIEF_ID])
+
+    @property
+    def memory(self) -> Memory:
+        """The memory, made anew from the record (a frozen value: keep it rather than ask again)."""
+        return memory_from_record(self.record[_MEMORY])
+
+    @property
+    def belief(self) -> Belief | None:
+        """The current belief the memory states, if any (made once per view)."""
+        if self._belief is False:
+            self._belief = belief_from_record(self.record[_BELIEF])
+        return self._belief  # type: ignore[return-value]
+
+    @property
+    def veto_key(self) -> str | None:
+        return cast("str | None", self.record[_VETO])
+
+    @property
+    def valid_from(self) -> datetime:
+        return cast("datetime", self.record[_VALID_FROM])
+
+    @property
+    def rendered(self) -> dict[BlockForm, tuple[str, int]]:
+        """Per block form, the line last rendered and what it costs."""
+        return {_FORMS[form]: (line, tokens) for form, line, tokens in self.record[_LINES]}
+
+    @property
+    def stale(self) -> frozenset[BlockForm]:
+        """The forms whose line is re-rendered (and recounted only if it changed) when next asked for."""
+        return frozenset(_FORMS[form] for form in self.record[_STALE])
+
+    @property
+    def text_key(self) -> str:
+        """The text as a repeat is recognised: case and spacing aside (kept until the text changes)."""
+        record = self.record
+        text = record[_MEMORY][_TEXT]
+        if record[_KEY_OF] != text:
+            key = " ".join(text.lower().split())
+            self._entries._write(self._pos, record[:_KEY] + (key, text) + record[_CHANGE:])
+            return key
+        return cast("str", record[_KEY])
+
+    @property
+    def states_a_change(self) -> bool:
+        """Whether the text carries a change cue (``restatements``), kept until the text changes: three
+        regular expressions over 400 candidates were 3.5 ms of every recall (docs/benchmarks.md, section 4)."""
+        record = self.record
+        text = record[_MEMORY][_TEXT]
+        if record[_CHANGE_OF] != text:
+            change = text_states_a_change(text)
+            self._entries._write(self._pos, record[:_CHANGE] + (change, text))
+            return change
+        return cast("bool", record[_CHANGE])
+
+    def line_and_tokens(self, form: BlockForm, render: Callable[[IndexEntry], str],
+                        count: Callable[[str], int]) -> tuple[str, int]:
+        """``render(entry)`` and ``count(line)`` for one form, recounted only when the line changes.
+
+        Kept per form while rendering gives the same line: counting 400 candidates' tokens on every recall
+        was a quarter of recall time (docs/benchmarks.md, section 4)."""
+        record, name = self.record, form.value
+        lines, stale = record[_LINES], record[_STALE]
+        cached = next(((line, tokens) for held, line, tokens in lines if held == name), None)
+        if cached is not None and name not in stale:
+            return cached
+        line = render(self)
+        if cached is None or cached[0] != line:
+            cached = (line, count(line))
+            lines = (*(held for held in lines if held[0] != name), (name, *cached))
+        self._entries._write(self._pos, (*record[:_LINES], lines, tuple(f for f in stale if f != name),
+                                         *record[_KEY:]))
+        return cached
+
+    def values(self) -> tuple[Any, ...]:
+        """Everything the row holds, as objects: for comparing two rows."""
+        record = self.record
+        return (self.memory, self.belief, record[_VETO], record[_VALID_FROM], self.rendered, self.stale,
+                self.text_key)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, IndexEntry):
+            return NotImplemented
+        return self.values() == other.values()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"IndexEntry({self.id!r}, row {self._pos})"
 
 
 def _objects(count: int) -> np.ndarray:
@@ -159,8 +227,8 @@ def _within(pos: int, size: int) -> int:
 
 
 class IndexEntries:
-    """The entries by row. A loaded index reads one from the store (``fetch``, by memory id) the first
-    time it is asked for and keeps it; a built index holds them all from the start."""
+    """The records by row. A loaded index reads one from the store (``fetch``, by memory id) the first
+    time it is asked for; a built index holds them all from the start."""
 
     def __init__(self, fetch: EntryFetch | None = None, ids: Sequence[str] = ()) -> None:
         self._fetch = fetch
@@ -168,54 +236,47 @@ class IndexEntries:
         self._ids = _objects(self._size)
         self._ids[:] = list(ids)
         self._records = _objects(self._size)  # None: not read yet
-        # Entries handed out since the last ``settle``: each with the memory it was made with and its record.
-        self._live: dict[int, tuple[IndexEntry, Memory, tuple[Any, ...]]] = {}
 
     def __len__(self) -> int:
         return self._size
 
     def __getitem__(self, pos: int) -> IndexEntry:
         pos = _within(pos, self._size)
-        live = self._live.pop(pos, None)
-        if live is not None:
-            self._live[pos] = live  # the most recently used last: ``settle`` keeps those
-            return live[0]
-        record = self._records[pos]
-        if record is None:
+        if self._records[pos] is None:
             self.prefetch((pos,))
-            return self._live[pos][0]
-        entry = _entry(record)
-        self._live[pos] = (entry, entry.memory, record[0])
-        return entry
+        return IndexEntry(self, pos)
 
     def __iter__(self) -> Iterator[IndexEntry]:
         self.prefetch(range(self._size))
-        return iter([self[pos] for pos in range(self._size)])
+        return iter([IndexEntry(self, pos) for pos in range(self._size)])
 
-    def append(self, entry: IndexEntry) -> None:
+    def _write(self, pos: int, record: tuple[Any, ...]) -> None:
+        self._records[pos] = record
+
+    def append(self, memory: Memory, belief: Belief | None) -> None:
         if self._size == len(self._ids):
             grown = max(1024, 2 * self._size)
             self._ids = np.concatenate([self._ids, _objects(grown - self._size)])
             self._records = np.concatenate([self._records, _objects(grown - self._size)])
-        self._ids[self._size] = entry.memory.id
-        self._records[self._size] = _record(entry, memory_record(entry.memory))
+        self._ids[self._size] = memory.id
+        self._records[self._size] = row_record(memory, belief)
         self._size += 1
 
+    def replace_memory(self, pos: int, memory: Memory) -> None:
+        """The row's memory changed (the same id): every rendered line is re-rendered when next asked for."""
+        pos = _within(pos, self._size)
+        if self._records[pos] is None:
+            self.prefetch((pos,))
+        record = self._records[pos]
+        stale = tuple(form for form, _, _ in record[_LINES])
+        self._records[pos] = (memory_record(memory), *record[_BELIEF:_STALE], stale, *record[_KEY:])
+
     def read_so_far(self) -> int:
-        """How many entries are held (a loaded index starts with none)."""
+        """How many rows' records are held (a loaded index starts with none)."""
         return sum(record is not None for record in self._records[: self._size].tolist())
 
-    def settle(self, most: int = 0) -> None:
-        """Once more than ``most`` entries are handed out, the least recently used back into records, down to half
-        of ``most`` (a memory re-recorded only if it was replaced)."""
-        if len(self._live) <= most:
-            return
-        for pos in list(itertools.islice(self._live, len(self._live) - most // 2)):
-            entry, memory, recorded = self._live.pop(pos)
-            self._records[pos] = _record(entry, recorded if entry.memory is memory else memory_record(entry.memory))
-
     def prefetch(self, positions: Sequence[int] | range | np.ndarray) -> None:
-        """Read the entries of these rows not held yet, in one request to the store."""
+        """Read the records of these rows not held yet, in one request to the store."""
         records, size = self._records, self._size
         missing = [pos for pos in dict.fromkeys(_within(int(p), size) for p in positions) if records[pos] is None]
         if not missing:
@@ -224,13 +285,8 @@ class IndexEntries:
             raise StoreError("the recall index has no entry for a row it was built with")
         found = {memory.id: (memory, belief) for memory, belief in self._fetch([self._ids[p] for p in missing])}
         for pos in missing:
-            row = found.get(self._ids[pos])
-            if row is None:
+            if self._ids[pos] not in found:
                 raise StoreError(f"memory {self._ids[pos]} left the store while the recall index held it; "
                                  "retry the request")
         for pos in missing:
-            memory, belief = found[self._ids[pos]]
-            entry = entry_of(memory, belief)
-            recorded = memory_record(memory)
-            records[pos] = (recorded,)  # held: made into its full record by ``settle``
-            self._live[pos] = (entry, memory, recorded)
+            records[pos] = row_record(*found[self._ids[pos]])

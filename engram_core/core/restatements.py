@@ -24,10 +24,10 @@ from engram_core.core.words import meaning
 
 
 class Scored(Protocol):
-    """A recall candidate: its memory and its score (a named tuple, so ``_replace`` makes a changed copy)."""
+    """A recall candidate: its memory's id and its score (a named tuple, so ``_replace`` makes a changed copy)."""
 
     @property
-    def memory(self) -> Memory: ...
+    def id(self) -> str: ...
 
     @property
     def score(self) -> float: ...
@@ -78,7 +78,10 @@ def same_people(a: frozenset[str], b: frozenset[str]) -> bool:
 
 
 def states_a_change(memory: Memory) -> bool:
-    text = memory.text
+    return text_states_a_change(memory.text)
+
+
+def text_states_a_change(text: str) -> bool:
     return (CHANGE_CUE.search(text) is not None and ADDITIVE_CUE.search(text) is None
             and not text.rstrip().endswith("?"))
 
@@ -180,5 +183,5 @@ def retracted(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray,
 
 
 def demoted(candidates: list[S], flagged: Mapping[str, str], factor: float) -> list[S]:
-    """Candidates (named tuples with ``memory`` and ``score``), the flagged ones' scores times ``factor``."""
-    return [c._replace(score=round(c.score * factor, 6)) if c.memory.id in flagged else c for c in candidates]
+    """Candidates (named tuples with ``id`` and ``score``), the flagged ones' scores times ``factor``."""
+    return [c._replace(score=round(c.score * factor, 6)) if c.id in flagged else c for c in candidates]

@@ -31,10 +31,14 @@ from engram_core.core.words import carries, meaning
 
 
 class Candidate(NamedTuple):  # a tuple: 400 are made per recall, a frozen dataclass took twice as long
-    memory: Memory
-    entry: IndexEntry
+    id: str  # the memory's
+    entry: IndexEntry  # the row's fields, read from its record: the memory is made only when asked for
     position: int  # row in the score arrays
     score: float  # rounded as in the breakdown: the packing order
+
+    @property
+    def memory(self) -> Memory:
+        return self.entry.memory
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,7 +67,7 @@ def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool) -> Pool:
         vectors = index.vectors[[c.position for c in candidates]] if vectors is None else vectors
         drop |= retracted([(c.memory, c.entry.belief) for c in candidates], vectors, config.retraction_similarity,
                           retractions)
-    kept = demoted([c for c in candidates if c.memory.id not in drop], rt.store.possibly_stale(),
+    kept = demoted([c for c in candidates if c.id not in drop], rt.store.possibly_stale(),
                    rt.config.possibly_stale_factor)
     return replace(pool, candidates=kept)
 
@@ -137,11 +141,12 @@ def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarra
     fill = _best_of(parts["similarity"], cold & ~eligible, rt.config.fill_similarity, room_in_cold_tier)
     entries = index.entries
     entries.prefetch(np.concatenate([chosen, fill]))  # a loaded index reads the entries it lacks in one query
-    fillers = frozenset(entries[i].memory.id for i in fill.tolist())
+    fillers = frozenset(entries[i].id for i in fill.tolist())
     chosen = np.concatenate([chosen, fill])
     scores = parts["score"][chosen].tolist()  # Python floats: round() as in the breakdown
-    return Pool([Candidate(entries[i].memory, entries[i], i, round(score, 6))
-                 for i, score in zip(chosen.tolist(), scores, strict=False)], parts, fillers)
+    views = [entries[i] for i in chosen.tolist()]
+    return Pool([Candidate(view.id, view, i, round(score, 6))
+                 for view, i, score in zip(views, chosen.tolist(), scores, strict=False)], parts, fillers)
 
 
 def _eligible(parts: dict[str, np.ndarray], critical: np.ndarray, archived: np.ndarray, alive: np.ndarray,
@@ -184,8 +189,8 @@ def _distinct(pool: Pool) -> Pool:
 
 def _veto(pool: Pool) -> Pool:
     """Never two current values of a single-valued (subject, predicate): keep the newest."""
-    drop = ledger.keep_newest([(c.memory.id, c.entry.veto_key, c.entry.valid_from) for c in pool.candidates])
-    return replace(pool, candidates=[c for c in pool.candidates if c.memory.id not in drop])
+    drop = ledger.keep_newest([(c.id, c.entry.veto_key, c.entry.valid_from) for c in pool.candidates])
+    return replace(pool, candidates=[c for c in pool.candidates if c.id not in drop])
 
 
 FILLER_OFFSET = 10.0  # below any score and answer tier: a filler packs only into room nothing else took
@@ -201,8 +206,8 @@ class Headings(NamedTuple):
 def _headings(rt: Runtime, candidates: list[Candidate], form: BlockForm) -> Headings:
     if form is not BlockForm.FULL:
         return Headings({}, {})
-    day = {c.memory.id: day_heading(c.memory.created_at) for c in candidates}
-    firsts = {day[c.memory.id]: c.memory.created_at for c in candidates}
+    day = {c.id: day_heading(c.entry.created_at) for c in candidates}
+    firsts = {day[c.id]: c.entry.created_at for c in candidates}
     return Headings(day, {d: heading_cost(rt.tokens, form, when) for d, when in firsts.items()})
 
 
@@ -213,20 +218,20 @@ def _packables(candidates: list[Candidate], rendered: dict[str, tuple[str, int]]
     """A distilled fact displaces the raw episode it came from when it carries what the episode said
     (a name fact never stands in for the sentence that also gave the job); ``tiers`` lift answers
     above the rest."""
-    episodes_by_message: dict[str, list[Memory]] = {}
+    episodes_by_message: dict[str, list[IndexEntry]] = {}
     for c in candidates:
-        if c.memory.kind is MemoryKind.EPISODE:
-            for mid in c.memory.provenance:
-                episodes_by_message.setdefault(mid, []).append(c.memory)
+        if c.entry.kind is MemoryKind.EPISODE:
+            for mid in c.entry.provenance:
+                episodes_by_message.setdefault(mid, []).append(c.entry)
     packables = []
     for c in candidates:
         displaces: tuple[str, ...] = ()
-        if c.memory.belief_id is not None:
-            displaces = tuple(e.id for mid in c.memory.provenance for e in episodes_by_message.get(mid, ())
-                              if carries(c.memory.text, e.text, history()))
-        score = c.score + tiers.get(c.memory.id, 0.0) - (FILLER_OFFSET if c.memory.id in fillers else 0.0)
-        day = headings.day.get(c.memory.id, "") if headings else ""
-        packables.append(Packable(c.memory.id, score, rendered[c.memory.id][1], displaces, day,
+        if c.entry.belief_id is not None:
+            displaces = tuple(e.id for mid in c.entry.provenance for e in episodes_by_message.get(mid, ())
+                              if carries(c.entry.text, e.text, history()))
+        score = c.score + tiers.get(c.id, 0.0) - (FILLER_OFFSET if c.id in fillers else 0.0)
+        day = headings.day.get(c.id, "") if headings else ""
+        packables.append(Packable(c.id, score, rendered[c.id][1], displaces, day,
                                   headings.tokens.get(day, 0) if headings else 0))
     return packables
 
@@ -244,9 +249,9 @@ def _retired_words(rt: Runtime) -> Callable[[], frozenset[str]]:
 
 
 def _line(entry: IndexEntry, form: BlockForm) -> str:
-    memory, belief = entry.memory, entry.belief
+    belief = entry.belief
     fact = FactLabel(belief.predicate, belief.object) if belief is not None else None
-    return render_line(memory.kind, memory.text, memory.created_at, form, fact)
+    return render_line(entry.kind, entry.text, entry.created_at, form, fact)
 
 
 def _rendered(rt: Runtime, candidates: list[Candidate], form: BlockForm) -> dict[str, tuple[str, int]]:
@@ -256,13 +261,13 @@ def _rendered(rt: Runtime, candidates: list[Candidate], form: BlockForm) -> dict
 
     def count(line: str) -> int:
         return line_cost(rt.tokens, form, line)
-    return {c.memory.id: c.entry.line_and_tokens(form, render, count) for c in candidates}
+    return {c.id: c.entry.line_and_tokens(form, render, count) for c in candidates}
 
 
 def _item(candidate: Candidate, line: str, tokens: int, parts: dict[str, np.ndarray]) -> RecallItem:
-    memory = candidate.memory
-    return RecallItem(memory.id, memory.kind, memory.text, line, tokens, breakdown_at(parts, candidate.position),
-                      memory.provenance, memory.created_at)
+    entry = candidate.entry
+    return RecallItem(entry.id, entry.kind, entry.text, line, tokens, breakdown_at(parts, candidate.position),
+                      entry.provenance, entry.created_at)
 
 
 def _tiers_by_meaning(rt: Runtime, qv: np.ndarray, beliefs: list[tuple[str, Belief | None]]) -> dict[str, float]:
@@ -285,13 +290,13 @@ def _pack(rt: Runtime, query: str, qv: np.ndarray, budget: int, pool: Pool, as_o
     form = block_form(budget, rt.config.full_block_from_tokens)
     rendered = _rendered(rt, pool.candidates, form)
     frame = rt.tokens.count(frame_text(form))
-    beliefs = [(c.memory.id, c.entry.belief) for c in pool.candidates]
+    beliefs = [(c.id, c.entry.belief) for c in pool.candidates]
     tiers = answer_tiers(beliefs, query) or _tiers_by_meaning(rt, qv, beliefs)
     packables = _packables(pool.candidates, rendered, tiers, pool.fillers, _retired_words(rt),
                            _headings(rt, pool.candidates, form))
     chosen = pack_under_budget(packables, budget - frame) if budget > frame else ()
-    by_id = {c.memory.id: c for c in pool.candidates}
-    times = [by_id[p.key].memory.created_at for p in chosen]
+    by_id = {c.id: c for c in pool.candidates}
+    times = [by_id[p.key].entry.created_at for p in chosen]
     kept, used = fit_block(rt.tokens, form, [rendered[p.key][0] for p in chosen], budget, times)
     items = tuple(_item(by_id[p.key], rendered[p.key][0], p.tokens, pool.parts) for p in chosen[:kept])
     block = render_block([i.line for i in items], form, times[:kept])
@@ -368,5 +373,5 @@ def recall_as_of(rt: Runtime, query: str, budget: int, when: datetime) -> Recall
     for pos in range(len(memories)):  # access history at ``when`` is unknown: count from creation
         index.columns["accessed_h"][pos] = index.columns["created_h"][pos]
     pool = _index_candidates(rt, index, query, qv, when, active_only=False)
-    kept = [c for c in pool.candidates if c.memory.belief_id is None or c.memory.id in beliefs]
+    kept = [c for c in pool.candidates if c.entry.belief_id is None or c.id in beliefs]
     return _pack(rt, query, qv, budget, replace(pool, candidates=kept), when)

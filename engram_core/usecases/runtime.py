@@ -14,7 +14,6 @@ from engram_core.core.config import EngineConfig
 from engram_core.core.errors import EmbeddingMismatchError, ProviderError
 from engram_core.core.index import ActiveIndex
 from engram_core.core.index_columns import room_for
-from engram_core.core.index_entries import HELD_ENTRIES
 from engram_core.core.model import Belief, Event, EventKind, Memory, ModelCall, Scalar
 from engram_core.core.ports import LLM, Clock, Embedder, TenantStore, TokenCounter, UsageSource
 from engram_core.core.timeutil import stored_offset
@@ -160,8 +159,6 @@ class Runtime:
             columns = self.store.recall_columns(self.embedder.dim, room_for)
             self._index = ActiveIndex.load(self.embedder.dim, self.config, columns, self.store.recallable_entries)
             self._index_version = version
-        else:  # entries handed out go back to plain records, out of gc's sight, once there are many
-            self._index.entries.settle(HELD_ENTRIES)
         return self._index
 
     def memories_now(self, ids: Sequence[str]) -> list[Memory]:
