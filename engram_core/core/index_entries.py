@@ -90,80 +90,86 @@ def row_record(memory: Memory, belief: Belief | None) -> tuple[Any, ...]:
 
 class IndexEntry:
     """One row as recall reads it: the fields ranking and packing use, read from the row's record; the
-    memory and belief made when asked for. Writes (a rendered line, a replaced memory) go to the record."""
+    memory and belief made when asked for. What it learns (a rendered line, a text's key) goes back to the
+    record. A view reads the record as it was when made: ask the index again after a write through it
+    (``IndexEntries.replace_memory``)."""
 
-    __slots__ = ("_entries", "_pos", "_belief")
+    __slots__ = ("_entries", "_pos", "_record", "_belief")
 
-    def __init__(self, entries: IndexEntries, pos: int) -> None:
+    def __init__(self, entries: IndexEntries, pos: int, record: tuple[Any, ...]) -> None:
         self._entries, self._pos = entries, pos
+        self._record = record  # the record as it was when the view was made, and what the view wrote since
         self._belief: Belief | None | bool = False  # False: not made yet
 
     @property
     def record(self) -> tuple[Any, ...]:
-        return cast("tuple[Any, ...]", self._entries._records[self._pos])
+        return self._record
+
+    def _write(self, record: tuple[Any, ...]) -> None:
+        self._record = self._entries._records[self._pos] = record
 
     @property
     def id(self) -> str:
-        return cast("str", self._entries._records[self._pos][_MEMORY][_ID])
+        return cast("str", self._record[_MEMORY][_ID])
 
     @property
     def kind(self) -> MemoryKind:
-        return _KINDS[self._entries._records[self._pos][_MEMORY][_KIND]]
+        return _KINDS[self._record[_MEMORY][_KIND]]
 
     @property
     def text(self) -> str:
-        return cast("str", self._entries._records[self._pos][_MEMORY][_TEXT])
+        return cast("str", self._record[_MEMORY][_TEXT])
 
     @property
     def created_at(self) -> datetime:
-        return cast("datetime", self._entries._records[self._pos][_MEMORY][_CREATED])
+        return cast("datetime", self._record[_MEMORY][_CREATED])
 
     @property
     def provenance(self) -> tuple[str, ...]:
-        return cast("tuple[str, ...]", self._entries._records[self._pos][_MEMORY][_PROVENANCE])
+        return cast("tuple[str, ...]", self._record[_MEMORY][_PROVENANCE])
 
     @property
     def belief_id(self) -> str | None:
-        return cast("str | None", self._entries._records[self._pos][_MEMORY][_BELIEF_ID])
+        return cast("str | None", self._record[_MEMORY][_BELIEF_ID])
 
     @property
     def memory(self) -> Memory:
         """The memory, made anew from the record (a frozen value: keep it rather than ask again)."""
-        return memory_from_record(self.record[_MEMORY])
+        return memory_from_record(self._record[_MEMORY])
 
     @property
     def belief(self) -> Belief | None:
         """The current belief the memory states, if any (made once per view)."""
         if self._belief is False:
-            self._belief = belief_from_record(self.record[_BELIEF])
+            self._belief = belief_from_record(self._record[_BELIEF])
         return self._belief  # type: ignore[return-value]
 
     @property
     def veto_key(self) -> str | None:
-        return cast("str | None", self.record[_VETO])
+        return cast("str | None", self._record[_VETO])
 
     @property
     def valid_from(self) -> datetime:
-        return cast("datetime", self.record[_VALID_FROM])
+        return cast("datetime", self._record[_VALID_FROM])
 
     @property
     def rendered(self) -> dict[BlockForm, tuple[str, int]]:
         """Per block form, the line last rendered and what it costs."""
-        return {_FORMS[form]: (line, tokens) for form, line, tokens in self.record[_LINES]}
+        return {_FORMS[form]: (line, tokens) for form, line, tokens in self._record[_LINES]}
 
     @property
     def stale(self) -> frozenset[BlockForm]:
         """The forms whose line is re-rendered (and recounted only if it changed) when next asked for."""
-        return frozenset(_FORMS[form] for form in self.record[_STALE])
+        return frozenset(_FORMS[form] for form in self._record[_STALE])
 
     @property
     def text_key(self) -> str:
         """The text as a repeat is recognised: case and spacing aside (kept until the text changes)."""
-        record = self.record
+        record = self._record
         text = record[_MEMORY][_TEXT]
         if record[_KEY_OF] != text:
             key = " ".join(text.lower().split())
-            self._entries._write(self._pos, record[:_KEY] + (key, text) + record[_CHANGE:])
+            self._write(record[:_KEY] + (key, text) + record[_CHANGE:])
             return key
         return cast("str", record[_KEY])
 
@@ -171,11 +177,11 @@ class IndexEntry:
     def states_a_change(self) -> bool:
         """Whether the text carries a change cue (``restatements``), kept until the text changes: three
         regular expressions over 400 candidates were 3.5 ms of every recall (docs/benchmarks.md, section 4)."""
-        record = self.record
+        record = self._record
         text = record[_MEMORY][_TEXT]
         if record[_CHANGE_OF] != text:
             change = text_states_a_change(text)
-            self._entries._write(self._pos, record[:_CHANGE] + (change, text))
+            self._write(record[:_CHANGE] + (change, text))
             return change
         return cast("bool", record[_CHANGE])
 
@@ -185,22 +191,25 @@ class IndexEntry:
 
         Kept per form while rendering gives the same line: counting 400 candidates' tokens on every recall
         was a quarter of recall time (docs/benchmarks.md, section 4)."""
-        record, name = self.record, form.value
+        record, name = self._record, form.value
         lines, stale = record[_LINES], record[_STALE]
-        cached = next(((line, tokens) for held, line, tokens in lines if held == name), None)
-        if cached is not None and name not in stale:
-            return cached
+        cached = None
+        for held, line, tokens in lines:
+            if held == name:
+                cached = (line, tokens)
+                if name not in stale:
+                    return cached
+                break
         line = render(self)
         if cached is None or cached[0] != line:
             cached = (line, count(line))
             lines = (*(held for held in lines if held[0] != name), (name, *cached))
-        self._entries._write(self._pos, (*record[:_LINES], lines, tuple(f for f in stale if f != name),
-                                         *record[_KEY:]))
+        self._write((*record[:_LINES], lines, tuple(f for f in stale if f != name), *record[_KEY:]))
         return cached
 
     def values(self) -> tuple[Any, ...]:
         """Everything the row holds, as objects: for comparing two rows."""
-        record = self.record
+        record = self._record
         return (self.memory, self.belief, record[_VETO], record[_VALID_FROM], self.rendered, self.stale,
                 self.text_key)
 
@@ -244,14 +253,11 @@ class IndexEntries:
         pos = _within(pos, self._size)
         if self._records[pos] is None:
             self.prefetch((pos,))
-        return IndexEntry(self, pos)
+        return IndexEntry(self, pos, self._records[pos])
 
     def __iter__(self) -> Iterator[IndexEntry]:
         self.prefetch(range(self._size))
-        return iter([IndexEntry(self, pos) for pos in range(self._size)])
-
-    def _write(self, pos: int, record: tuple[Any, ...]) -> None:
-        self._records[pos] = record
+        return iter([IndexEntry(self, pos, self._records[pos]) for pos in range(self._size)])
 
     def append(self, memory: Memory, belief: Belief | None) -> None:
         if self._size == len(self._ids):
