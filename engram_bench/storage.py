@@ -221,9 +221,9 @@ def _row(store_name: str, m: dict) -> tuple:
             round(m["stored"] / m["memories"]))
 
 
-COLUMNS = ("store", "memories", "cold load ms", "p95", "warm read ms", "p95", "warm check ms",
-           "commit ms", "p95", "commit cpu ms", "delta bytes", "bytes/memory", "raw bytes/memory",
-           "stored bytes/memory")
+COLUMNS = ("store", "memories", "cold load ms", "cold load p95 ms", "warm read ms", "warm read p95 ms",
+           "warm check ms", "commit ms", "commit p95 ms", "commit cpu ms", "delta bytes", "bytes/memory",
+           "raw bytes/memory", "stored bytes/memory")
 
 
 def _sizes(text: str) -> list[int]:

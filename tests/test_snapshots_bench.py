@@ -19,7 +19,9 @@ def test_bench_storage_prints_a_table_and_writes_json(tmp_path: Path) -> None:
     assert "Snapshot storage" in out.stdout and "bytes/memory" in out.stdout
     rows = json.loads((tmp_path / "storage.json").read_text())["results"]["rows"]
     assert [(r["store"], r["memories"]) for r in rows] == [("local", 30), ("local", 60), ("moto", 30), ("moto", 60)]
-    assert all(r["bytes/memory"] > 0 and r["commit ms"] > 0 for r in rows)
+    assert all(r["bytes/memory"] > 0 and r["commit p95 ms"] >= r["commit ms"] > 0 for r in rows)
+    assert all(r["cold load p95 ms"] >= r["cold load ms"] > 0 and r["warm read p95 ms"] >= r["warm read ms"] > 0
+               for r in rows)  # every column kept in the JSON: no two share a name
 
 
 def test_bench_storage_rejects_bad_options() -> None:
