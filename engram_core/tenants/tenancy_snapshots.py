@@ -169,9 +169,9 @@ class SnapshotTenantStores:
     def _fresh_replica(self, tenant: str) -> Checkout:
         """The tenant's replica, brought up to the newest generation in place with its deltas, else loaded
         afresh (caller holds the tenant's lock)."""
-        from engram_core.snapshots.replicas import refreshed
+        from engram_core.snapshots.replicas import GaveUp, refreshed
 
-        replica = self._replicas.get(tenant)
+        replica, seen = self._replicas.get(tenant), None
         if replica is not None:
             try:
                 fresh = refreshed(self.snapshotter, replica)
@@ -181,14 +181,15 @@ class SnapshotTenantStores:
                 replica.discard()
                 raise
             with self._lock:
-                if fresh is None:
+                if isinstance(fresh, GaveUp):
                     self._replicas.pop(tenant, None)
                 else:
                     self._replicas[tenant] = fresh
                     self._replicas.move_to_end(tenant)
-            if fresh is not None:
+            if not isinstance(fresh, GaveUp):
                 return fresh
-        replica = self.snapshotter.checkout(tenant)
+            seen = fresh.seen
+        replica = self.snapshotter.checkout(tenant, seen)
         with self._lock:
             self._replicas[tenant] = replica
             idle = self._over_bounds(tenant)
