@@ -79,25 +79,34 @@ def _keys_json(tenants: list[str]) -> str:
 
 
 class Client:
-    """One keep-alive connection; ``call`` retries a 503 with the same Idempotency-Key."""
+    """One keep-alive connection; ``call`` retries a 503 with the same Idempotency-Key.
+
+    A connection that sat idle past the server's keep-alive timeout (uvicorn's 5 s: open-loop clients at
+    a low rate idle that long) is closed by the server; a request that meets the closed connection is sent
+    once more on a fresh one, as HTTP clients do (its Idempotency-Key makes that safe, and its time counts).
+    A fresh connection that fails is a failure (599)."""
 
     def __init__(self, port: int) -> None:
         self.port = port
         self._conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+        self._used = False
 
     def once(self, method: str, path: str, tenant: str, body: dict | None, idem: str | None) -> tuple[int, bytes]:
         headers = {"Authorization": f"Bearer {tenant_key(tenant)}", "Content-Type": "application/json"}
         if idem:
             headers["Idempotency-Key"] = idem
-        try:
-            self._conn.request(method, path, body=json.dumps(body).encode() if body is not None else None,
-                               headers=headers)
-            response = self._conn.getresponse()
-            return response.status, response.read()
-        except (OSError, http.client.HTTPException):
-            self._conn.close()
-            self._conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300)
-            return 599, b"connection failed"
+        payload = json.dumps(body).encode() if body is not None else None
+        while True:
+            reused, self._used = self._used, True
+            try:
+                self._conn.request(method, path, body=payload, headers=headers)
+                response = self._conn.getresponse()
+                return response.status, response.read()
+            except (OSError, http.client.HTTPException):
+                self._conn.close()
+                self._conn, self._used = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300), False
+                if not reused:
+                    return 599, b"connection failed"
 
     def call(self, method: str, path: str, tenant: str, body: dict | None = None,
              idem: str | None = None) -> tuple[int, float, int, bytes]:

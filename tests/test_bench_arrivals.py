@@ -1,12 +1,15 @@
-"""The open-loop schedule of `engram bench load --rate`: due times fixed in advance, latency from them."""
+"""The open-loop schedule of `engram bench load --rate` (due times fixed in advance, latency from them), and its
+client, whose keep-alive connections sit idle between requests at a low rate."""
 
 from __future__ import annotations
 
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from engram_bench.arrivals import Arrivals, arrival_offsets, sustained
+from engram_bench.load import Client
 
 
 def test_fixed_spacing_is_even_and_poisson_is_seeded_with_the_asked_mean_rate() -> None:
@@ -65,3 +68,32 @@ def test_a_request_sent_late_records_its_lag_and_an_early_client_waits_for_the_d
 
 def test_a_rate_is_sustained_when_the_achieved_rate_keeps_up_with_the_offered_one() -> None:
     assert sustained(10.0, 9.8) and not sustained(10.0, 9.0)
+
+
+class ClosesIdle(BaseHTTPRequestHandler):
+    """Answers one request per connection, then closes it without saying so (as a keep-alive timeout does)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+        self.close_connection = True
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_request_on_a_connection_the_server_closed_is_sent_again_on_a_fresh_one() -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), ClosesIdle)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    client = Client(server.server_address[1])
+    try:
+        assert [client.once("POST", "/recall", "t000", {"query": "q"}, "k1")[0] for _ in range(3)] == [200] * 3
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert client.once("POST", "/recall", "t000", {"query": "q"}, "k2") == (599, b"connection failed")
