@@ -34,6 +34,7 @@ from pathlib import Path
 
 import click
 
+from engram_bench.arrivals import SPACINGS, Arrivals, OpenLoop, arrival_offsets, sustained
 from engram_bench.common import Report, Table, current_embedder_name, emit, output_options
 from engram_bench.oss_front import LOOPBACK_REGION, create_bucket
 from engram_bench.processes import free_port, moto_server, stop
@@ -78,25 +79,34 @@ def _keys_json(tenants: list[str]) -> str:
 
 
 class Client:
-    """One keep-alive connection; ``call`` retries a 503 with the same Idempotency-Key."""
+    """One keep-alive connection; ``call`` retries a 503 with the same Idempotency-Key.
+
+    A connection that sat idle past the server's keep-alive timeout (uvicorn's 5 s: open-loop clients at
+    a low rate idle that long) is closed by the server; a request that meets the closed connection is sent
+    once more on a fresh one, as HTTP clients do (its Idempotency-Key makes that safe, and its time counts).
+    A fresh connection that fails is a failure (599)."""
 
     def __init__(self, port: int) -> None:
         self.port = port
         self._conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+        self._used = False
 
     def once(self, method: str, path: str, tenant: str, body: dict | None, idem: str | None) -> tuple[int, bytes]:
         headers = {"Authorization": f"Bearer {tenant_key(tenant)}", "Content-Type": "application/json"}
         if idem:
             headers["Idempotency-Key"] = idem
-        try:
-            self._conn.request(method, path, body=json.dumps(body).encode() if body is not None else None,
-                               headers=headers)
-            response = self._conn.getresponse()
-            return response.status, response.read()
-        except (OSError, http.client.HTTPException):
-            self._conn.close()
-            self._conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300)
-            return 599, b"connection failed"
+        payload = json.dumps(body).encode() if body is not None else None
+        while True:
+            reused, self._used = self._used, True
+            try:
+                self._conn.request(method, path, body=payload, headers=headers)
+                response = self._conn.getresponse()
+                return response.status, response.read()
+            except (OSError, http.client.HTTPException):
+                self._conn.close()
+                self._conn, self._used = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300), False
+                if not reused:
+                    return 599, b"connection failed"
 
     def call(self, method: str, path: str, tenant: str, body: dict | None = None,
              idem: str | None = None) -> tuple[int, float, int, bytes]:
@@ -132,6 +142,22 @@ def _pick(rng: random.Random) -> str:
     return MIX[-1][0]
 
 
+def _send(client: Client, server: int, route: str, tenant: str, number: int, rng: random.Random,
+          tally: Tally, started: float | None = None) -> None:
+    """One request of the mix; its latency counts from ``started`` (its due time) when given."""
+    path, _, body, text = _request(route, rng, number)
+    status, ms, tries, _ = client.call("POST", path, tenant, body, idem=f"load-{number}")
+    if started is not None:
+        ms = (time.perf_counter() - started) * 1000.0
+    tally.record(route, status, ms, tries)
+    if text is not None and status in (200, 201):
+        with tally.lock:
+            tally.acknowledged.append((tenant, text, server))
+    elif status >= 400:
+        with tally.lock:
+            tally.failed.append(f"{route} {tenant}: {status}")
+
+
 def _client_loop(index: int, ports: list[int], tenants: list[str], budget: Budget, tally: Tally,
                  routes: tuple[str, ...] | None = None) -> None:
     rng = random.Random(1000 + index)
@@ -140,18 +166,26 @@ def _client_loop(index: int, ports: list[int], tenants: list[str], budget: Budge
     try:
         while (number := budget.take()) is not None:
             route = routes[0] if routes else _pick(rng)
-            tenant = rng.choice(tenants)
-            path, _, body, text = _request(route, rng, number)
-            status, ms, tries, _ = client.call("POST", path, tenant, body, idem=f"load-{number}")
-            tally.record(route, status, ms, tries)
-            if text is not None and status in (200, 201):
-                with tally.lock:
-                    tally.acknowledged.append((tenant, text, server))
-            elif status >= 400:
-                with tally.lock:
-                    tally.failed.append(f"{route} {tenant}: {status}")
+            _send(client, server, route, rng.choice(tenants), number, rng, tally)
     finally:
         client._conn.close()
+
+
+def _open_loop(ports: list[int], tenants: list[str], arrivals: Arrivals, tally: Tally, seed: int) -> None:
+    """A client of the open-loop pool: the next due request, sent at its time (or late, when all were busy).
+
+    What a request asks is a function of its number and the seed alone, so every rate sends the same mix."""
+    clients = [Client(port) for port in ports]
+    try:
+        while (slot := arrivals.take()) is not None:
+            number, due = slot
+            arrivals.wait_until(due)
+            rng = random.Random(seed * 1_000_003 + number)
+            route, tenant, server = _pick(rng), rng.choice(tenants), number % len(ports)
+            _send(clients[server], server, route, tenant, number, rng, tally, started=due)
+    finally:
+        for client in clients:
+            client._conn.close()
 
 
 class Budget:
@@ -171,9 +205,20 @@ class Budget:
 
 def _run_clients(count: int, ports: list[int], tenants: list[str], budget: Budget, tally: Tally,
                  routes: tuple[str, ...] | None = None) -> float:
+    return _joined([threading.Thread(target=_client_loop, args=(i, ports, tenants, budget, tally, routes))
+                    for i in range(count)])
+
+
+def _run_open(count: int, ports: list[int], tenants: list[str], arrivals: Arrivals, tally: Tally,
+              seed: int) -> float:
+    """The pool of ``count`` clients on the schedule; seconds from the first due time to the last answer."""
+    _joined([threading.Thread(target=_open_loop, args=(ports, tenants, arrivals, tally, seed))
+             for _ in range(count)])
+    return time.perf_counter() - arrivals.start
+
+
+def _joined(threads: list[threading.Thread]) -> float:
     started = time.perf_counter()
-    threads = [threading.Thread(target=_client_loop, args=(i, ports, tenants, budget, tally, routes))
-               for i in range(count)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -254,44 +299,62 @@ def _bucket(endpoint: str) -> tuple[str, dict[str, str]]:
 
 
 def run_load(tenants: int, clients: int, requests: int, seconds: float, hot_clients: int, hot_requests: int,
-             embedder: str) -> dict:
+             embedder: str, open_loop: OpenLoop | None = None) -> dict:
     names = [f"t{n:03d}" for n in range(tenants)]
     with moto_server() as endpoint, tempfile.TemporaryDirectory(prefix="engram-bench-load-") as work:
         location, extra = _bucket(endpoint)
         with _servers(location, extra, names + ["hot"], embedder, Path(work)) as ports:
-            mixed, hot = Tally(), Tally()
-            mixed_wall = _run_clients(clients, ports, names, Budget(requests, seconds), mixed)
+            mixed, hot, arrivals = Tally(), Tally(), None
+            if open_loop is None:
+                mixed_wall = _run_clients(clients, ports, names, Budget(requests, seconds), mixed)
+            else:
+                offsets = arrival_offsets(open_loop.rate, requests, open_loop.spacing, open_loop.seed)
+                arrivals = Arrivals(offsets, seconds)
+                mixed_wall = _run_open(clients, ports, names, arrivals, mixed, open_loop.seed)
             hot_wall = _run_clients(hot_clients, ports, ["hot"], Budget(hot_requests, seconds), hot, ("remember",))
             missing = _missing(ports, mixed) + _missing(ports, hot)
-    return {"mixed": mixed, "hot": hot, "mixed_wall": mixed_wall, "hot_wall": hot_wall, "missing": missing}
+    return {"mixed": mixed, "hot": hot, "mixed_wall": mixed_wall, "hot_wall": hot_wall, "missing": missing,
+            "arrivals": arrivals}
 
 
 @click.command(name="load")
 @click.option("--tenants", default=100, show_default=True, type=click.IntRange(1, 10_000))
-@click.option("--clients", default=16, show_default=True, type=click.IntRange(1, 256), help="Concurrent clients.")
+@click.option("--clients", default=16, show_default=True, type=click.IntRange(1, 256),
+              help="Concurrent clients (with --rate: the pool that sends the scheduled requests).")
 @click.option("--requests", default=2000, show_default=True, type=click.IntRange(1), help="Mixed requests, at most.")
 @click.option("--seconds", default=300.0, show_default=True, type=click.FloatRange(1), help="Time bound per phase.")
 @click.option("--hot-clients", default=8, show_default=True, type=click.IntRange(1, 256))
 @click.option("--hot-requests", default=400, show_default=True, type=click.IntRange(1))
+@click.option("--rate", type=click.FloatRange(0, min_open=True), default=None,
+              help="Open loop: mixed requests a second across all clients, latency from each one's due time "
+                   "(default: closed loop, each client sends when its last request is answered).")
+@click.option("--arrivals", "spacing", type=click.Choice(SPACINGS), default="poisson", show_default=True,
+              help="With --rate: a seeded Poisson process or evenly spaced requests.")
+@click.option("--seed", default=0, show_default=True, type=int, help="With --rate: the schedule's and the mix's seed.")
 @output_options
 @handle_errors
 def command(tenants: int, clients: int, requests: int, seconds: float, hot_clients: int, hot_requests: int,
-            json_path: Path | None, plot_dir: Path | None) -> None:
+            rate: float | None, spacing: str, seed: int, json_path: Path | None, plot_dir: Path | None) -> None:
     """Two server processes on one moto bucket: throughput, per-route latency, retries, lost writes."""
     embedder = current_embedder_name()
-    found = run_load(tenants, clients, requests, seconds, hot_clients, hot_requests, embedder)
+    open_loop = OpenLoop(rate, spacing, seed) if rate is not None else None  # type: ignore[arg-type]
+    found = run_load(tenants, clients, requests, seconds, hot_clients, hot_requests, embedder, open_loop)
     mixed, hot = found["mixed"], found["hot"]
     rows = _phase_rows("mixed", mixed, found["mixed_wall"]) + _phase_rows("hot tenant", hot, found["hot_wall"])
     statuses = mixed.statuses + hot.statuses
     server_errors = sum(n for status, n in statuses.items() if status >= 500)
     settings = {"tenants": tenants, "clients": clients, "requests": requests, "seconds": seconds,
-                "hot_clients": hot_clients, "hot_requests": hot_requests, "embedder": embedder}
-    report = Report("load", settings, [Table("Two engram serve processes, one moto bucket (latency from first try, "
-                                             "retries included)", COLUMNS, tuple(rows))])
+                "hot_clients": hot_clients, "hot_requests": hot_requests, "embedder": embedder,
+                "rate": rate, "arrivals": spacing if rate is not None else "closed loop", "seed": seed}
+    since = "each request's due time" if rate is not None else "first try"
+    report = Report("load", settings, [Table(f"Two engram serve processes, one moto bucket (mixed latency from "
+                                             f"{since}, retries included)", COLUMNS, tuple(rows))])
     total = sum(statuses.values())
+    achieved = sum(map(len, mixed.latencies.values())) / found["mixed_wall"]
     report.notes = [
-        f"throughput: mixed {sum(map(len, mixed.latencies.values())) / found['mixed_wall']:.1f} requests/s over "
+        f"throughput: mixed {achieved:.1f} requests/s over "
         f"{found['mixed_wall']:.1f} s; hot tenant {sum(map(len, hot.latencies.values())) / found['hot_wall']:.1f}/s",
+        *_rate_notes(rate, achieved, found["arrivals"]),
         f"answers: {dict(sorted(statuses.items()))} of {total}; 5xx after retries: {server_errors}",
         f"busy answers retried: mixed {mixed.busy}, hot {hot.busy}",
         f"acknowledged writes: {len(mixed.acknowledged) + len(hot.acknowledged)}; lost: {len(found['missing'])}",
@@ -299,8 +362,20 @@ def command(tenants: int, clients: int, requests: int, seconds: float, hot_clien
     report.results = {"rows": [dict(zip(COLUMNS, row, strict=True)) for row in rows], "lost": len(found["missing"]),
                       "server_errors": server_errors, "busy": mixed.busy + hot.busy,
                       "statuses": {str(k): v for k, v in statuses.items()},
-                      "recall_p95_ms": _p95(mixed, "recall"), "chat_p95_ms": _p95(mixed, "chat")}
+                      "recall_p95_ms": _p95(mixed, "recall"), "chat_p95_ms": _p95(mixed, "chat"),
+                      "offered_rate": rate, "achieved_rate": achieved,
+                      "sustained": sustained(rate, achieved) if rate is not None else None}
     emit(report, json_path, plot_dir)
+
+
+def _rate_notes(rate: float | None, achieved: float, arrivals: Arrivals | None) -> list[str]:
+    if rate is None or arrivals is None:
+        return ["closed loop: each client sent its next request when the last was answered"]
+    kept = "sustained" if sustained(rate, achieved) else "NOT sustained: the machine fell behind the schedule"
+    lags = arrivals.lags
+    return [f"open loop: offered {rate:g} requests/s, achieved {achieved:.1f}/s ({kept}); sent late by p50 "
+            f"{percentile(lags, 50):.1f} / p95 {percentile(lags, 95):.1f} / max {max(lags, default=0.0):.1f} ms "
+            "(waiting for a free client, counted in the latency)"]
 
 
 def _p95(tally: Tally, route: str) -> float | None:

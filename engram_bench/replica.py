@@ -39,10 +39,10 @@ def _recall(replica: Checkout) -> None:
 
 
 def _in_place(reader: Snapshotter, replica: Checkout) -> Checkout:
-    from engram_core.snapshots.replicas import refreshed
+    from engram_core.snapshots.replicas import GaveUp, refreshed
 
     fresh = refreshed(reader, replica)
-    return fresh if fresh is not None else reader.checkout(TENANT)
+    return reader.checkout(TENANT, fresh.seen) if isinstance(fresh, GaveUp) else fresh
 
 
 def _rebuilt(reader: Snapshotter, replica: Checkout) -> Checkout:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from deploy_support import functions
 from snapshot_support import hashing_engine, remember
@@ -9,7 +11,7 @@ from snapshot_support import hashing_engine, remember
 from engram_core.core.errors import ConfigurationError
 from engram_core.snapshots.disk import disk_budget
 from engram_core.snapshots.settings import budget_of, load_oss_settings, load_snapshot_settings
-from engram_core.tenants.tenancy_snapshots import SnapshotTenantStores
+from engram_core.tenants.tenancy_snapshots import FILES_PER_REPLICA, SnapshotTenantStores, replica_limit
 
 
 @pytest.mark.parametrize("disk_mb", [512, 10240])
@@ -22,7 +24,7 @@ def test_the_shares_add_up_to_the_disk_and_leave_room_for_operations(disk_mb: in
 
 def test_on_fcs_smallest_disk_the_default_cache_shrinks_to_fit() -> None:
     assert disk_budget(512).cache_mb == 134 and disk_budget(512).replica_mb == 134  # was 512 MiB of cache alone
-    assert disk_budget(None).cache_mb == 512 and disk_budget(None).replica_mb is None  # no disk given: as before
+    assert disk_budget(None).cache_mb == 512 and disk_budget(None).replica_mb == 256  # no disk given
 
 
 def test_an_explicit_cache_that_cannot_fit_is_a_start_up_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -58,3 +60,29 @@ def test_read_replicas_beyond_their_share_of_the_disk_are_let_go(tmp_path, monke
     assert list(roomy._replicas) == ["alice", "bob", "carol"]
     stores.close()
     roomy.close()
+
+
+def test_the_replica_count_is_bounded_by_file_descriptors_not_a_fixed_32() -> None:
+    assert replica_limit(1024) == 170  # half of the common soft limit, three files each
+    assert replica_limit(65536) == 1024 and replica_limit(4) == 1
+
+
+def test_with_the_defaults_a_hundred_small_tenants_all_keep_a_replica(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("ENGRAM_SNAPSHOT_CACHE_DIR", str(tmp_path / "cache"))
+    settings, oss = load_snapshot_settings(), load_oss_settings()
+    writer = SnapshotTenantStores(str(tmp_path / "store"), hashing_engine, settings=settings, oss=oss)
+    tenants = [f"t{n:03d}" for n in range(100)]
+    for tenant in tenants:
+        writer.run(tenant, remember(f"{tenant} likes tea"), write=True)
+    writer.close()
+    reader = SnapshotTenantStores(str(tmp_path / "store"), hashing_engine, settings=settings, oss=oss)
+    files_before = len(os.listdir("/proc/self/fd"))
+    for tenant in tenants:
+        assert reader.run(tenant, lambda e: len(e.memories()), write=False) == 1
+    assert list(reader._replicas) == tenants  # none was let go
+    assert len(os.listdir("/proc/self/fd")) - files_before <= FILES_PER_REPLICA * len(tenants)
+    replica = reader._replicas["t000"]
+    assert reader.run("t000", lambda e: len(e.memories()), write=False) == 1
+    assert reader._replicas["t000"] is replica  # kept and reused, not loaded again
+    reader.close()
+    assert not reader._replicas

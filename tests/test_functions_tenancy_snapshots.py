@@ -9,7 +9,6 @@ from snapshot_support import hashing_engine
 
 from engram_core.core.errors import ValidationError
 from engram_core.settings import load_settings
-from engram_core.tenants import tenancy_snapshots
 from engram_core.tenants.tenancy import open_tenant_stores
 from engram_core.tenants.tenancy_snapshots import SnapshotTenantStores
 
@@ -20,10 +19,11 @@ def location(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "generations"
 
 
-def _instance(location: Path) -> SnapshotTenantStores:
+def _instance(location: Path, **bounds: int) -> SnapshotTenantStores:
     """One instance's view of the store; two of them behave like two function instances."""
     settings = load_settings()  # as an entry point does, once per instance
-    return SnapshotTenantStores(str(location), hashing_engine, settings=settings.snapshots, oss=settings.oss)
+    return SnapshotTenantStores(str(location), hashing_engine, settings=settings.snapshots, oss=settings.oss,
+                                **bounds)
 
 
 def _texts(stores: SnapshotTenantStores, tenant: str) -> list[str]:
@@ -51,9 +51,8 @@ def test_reads_reuse_a_warm_replica_and_see_other_instances_writes(location: Pat
     b.close()
 
 
-def test_replicas_are_bounded_and_tenant_ids_checked(location: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tenancy_snapshots, "MAX_REPLICAS", 3)
-    stores = _instance(location)
+def test_replicas_are_bounded_and_tenant_ids_checked(location: Path) -> None:
+    stores = _instance(location, max_replicas=3)
     for n in range(6):
         stores.run(f"t{n}", lambda e: e.stats(), write=False)
     assert len(stores._replicas) == 3 and list(stores._replicas) == ["t3", "t4", "t5"]

@@ -11,6 +11,7 @@ import pytest
 from snapshot_support import (  # noqa: F401 - fixtures
     DELTAS, hashing_engine, make_snapshotter, moto_endpoint, oss_like, remember, store, texts_in,
 )
+from test_snapshots_snapshotter import CountingStore
 
 from engram_core.core.errors import StoreError
 from engram_core.settings import load_settings
@@ -18,7 +19,7 @@ from engram_core.snapshots.checkout import Checkout
 from engram_core.snapshots.layout import TenantKeys
 from engram_core.snapshots.local import LocalDirStore
 from engram_core.snapshots.ports import SnapshotStore, StoredObject
-from engram_core.snapshots.replicas import refreshed
+from engram_core.snapshots.replicas import GaveUp, refreshed
 from engram_core.snapshots.snapshotter import Snapshotter
 from engram_core.tenants.tenancy_snapshots import SnapshotTenantStores
 
@@ -52,7 +53,7 @@ def test_a_replica_that_applies_deltas_equals_one_loaded_fresh(store: SnapshotSt
     for n in range(2, 5):
         writer.run("alice", remember(f"note {n} about the garden"))
     fresh = refreshed(reader, replica)
-    assert fresh is not None and fresh is not replica
+    assert isinstance(fresh, Checkout) and fresh is not replica
     assert fresh.workdir == replica.workdir and fresh.base.generation == 5  # the same file, three deltas on
     assert reader.counters.replica_advances == 1 and reader.counters.downloads == downloads
     assert _texts(fresh) == [f"note {n} about the garden" for n in range(5)]
@@ -85,7 +86,7 @@ def test_a_damaged_or_missing_delta_makes_the_replica_give_up(store: SnapshotSto
                  dict(found.metadata))
     else:
         store.delete([KEYS.generation(3)])
-    assert refreshed(reader, replica) is None
+    assert isinstance(refreshed(reader, replica), GaveUp)
     assert not replica.workdir.exists()  # the half-brought-up file is deleted, never opened
     if damage == "flipped":
         assert store.get(KEYS.quarantine(3)) is not None
@@ -104,13 +105,60 @@ def test_a_purge_or_a_full_snapshot_in_between_makes_the_replica_load_afresh(sto
     assert secret in _texts(replica)
     writer.run("alice", lambda e: e.forget(memory_id, purge=True))  # a whole generation; older ones deleted
     writer.run("alice", remember("after the purge"))
-    assert refreshed(reader, replica) is None and not replica.workdir.exists()
+    assert isinstance(refreshed(reader, replica), GaveUp) and not replica.workdir.exists()
     again = reader.checkout("alice")
     assert secret not in _texts(again) and "after the purge" in _texts(again)
     writer.collect_garbage("alice")  # compaction: a full snapshot after `again`'s generation
     writer.run("alice", remember("after the compaction"))
-    assert refreshed(reader, again) is None and reader.counters.replica_advances == 0
+    assert isinstance(refreshed(reader, again), GaveUp) and reader.counters.replica_advances == 0
     assert "after the compaction" in texts_in(reader, "alice")
+
+
+def test_a_replica_that_gives_up_hands_its_listing_and_object_on_to_one_fresh_load(store: SnapshotStore,
+                                                                                    tmp_path: Path) -> None:
+    writer, counting = _written(store, tmp_path, 2), CountingStore(store)
+    reader = make_snapshotter(counting, tmp_path / "reader")
+    replica = reader.checkout("alice")  # generation 2, also the warm cache's
+    writer.run("alice", remember("note 2 about the garden"))
+    advanced = refreshed(reader, replica)
+    assert isinstance(advanced, Checkout) and advanced.base.generation == 3  # in place: the cache stays at 2
+    writer.collect_garbage("alice")  # compaction: generation 4 is a full snapshot
+    writer.run("alice", remember("after the compaction"))
+    counting.calls.clear()
+    gave_up = refreshed(reader, advanced)
+    assert isinstance(gave_up, GaveUp) and gave_up.seen is not None
+    assert gave_up.seen.floor == 2 and gave_up.seen.newest == 5  # listed from the cache's generation, not 3
+    again = reader.checkout("alice", gave_up.seen)
+    listings = [c for c in counting.calls if c[0] == "list"]
+    gets = [c[1] for c in counting.calls if c[0] == "get"]
+    assert len(listings) == 1  # one listing for the refresh and the fresh load together
+    assert gets.count(KEYS.generation(5)) == 1 and gets.count(KEYS.generation(4)) == 1
+    loaded = make_snapshotter(store, tmp_path / "fresh").checkout("alice")
+    assert again.base.generation == loaded.base.generation == 5
+    assert again.path.read_bytes() == loaded.path.read_bytes()  # as a load from nothing
+    assert _texts(again)[-1] == "after the compaction"
+    loaded.discard()
+    again.discard()
+
+
+def test_a_handed_on_listing_is_not_used_when_it_does_not_cover_the_warm_cache(tmp_path: Path) -> None:
+    store = LocalDirStore(tmp_path / "store")
+    writer, counting = _written(store, tmp_path, 3), CountingStore(store)
+    reader = make_snapshotter(counting, tmp_path / "reader")
+    seen = reader.listing(KEYS, 3)  # from generation 3; the warm cache gets generation 1 below
+    reader.cache.adopt("alice", 1, _generation_file(store, tmp_path, 1))
+    counting.calls.clear()
+    fresh = reader.checkout("alice", seen)
+    assert [c[0] for c in counting.calls].count("list") == 1  # it listed again, from the cache's generation
+    assert fresh.base.generation == 3 and len(_texts(fresh)) == 3
+    fresh.discard()
+    writer.close()
+
+
+def _generation_file(store: SnapshotStore, tmp_path: Path, number: int) -> Path:
+    dest = tmp_path / f"generation-{number}.sqlite"
+    assert make_snapshotter(store, tmp_path / "loader").download_verified("alice", number, dest) is not None
+    return dest
 
 
 def test_a_replica_something_wrote_to_is_never_brought_up_in_place(tmp_path: Path) -> None:
@@ -120,7 +168,7 @@ def test_a_replica_something_wrote_to_is_never_brought_up_in_place(tmp_path: Pat
     replica = reader.checkout("alice")
     replica.engine.remember("written on the replica, never committed", importance=0.9)
     writer.run("alice", remember("note 2 about the garden"))
-    assert refreshed(reader, replica) is None and not replica.workdir.exists()
+    assert isinstance(refreshed(reader, replica), GaveUp) and not replica.workdir.exists()
     assert "written on the replica, never committed" not in texts_in(reader, "alice")
 
 

@@ -86,10 +86,11 @@ class ChainLoader:
         return found
 
     # -- loading --------------------------------------------------------------------------
-    def load(self, keys: TenantKeys, number: int, dest: Path,
-             warm: CachedGeneration | None = None) -> StoredObject | Stopped:
-        """Write generation ``number`` to ``dest``; its object, or where the load stopped."""
-        head = self._get_good(keys, number)
+    def load(self, keys: TenantKeys, number: int, dest: Path, warm: CachedGeneration | None = None,
+             fetched: StoredObject | None = None) -> StoredObject | Stopped:
+        """Write generation ``number`` to ``dest``; its object, or where the load stopped. ``fetched``: that
+        generation's object as ``good`` just returned it (not read again)."""
+        head = fetched if fetched is not None and not self.is_bad(keys.tenant, number) else self.good(keys, number)
         if head is None:
             return Stopped(number)
         if not is_delta(head.metadata):
@@ -107,10 +108,12 @@ class ChainLoader:
             return None
         return found
 
-    def advance(self, keys: TenantKeys, start: int, newest: int, dest: Path) -> bool:
+    def advance(self, keys: TenantKeys, start: int, newest: int, dest: Path,
+                fetched: StoredObject | None = None) -> bool:
         """Bring the file at ``dest`` (generation ``start``) up to ``newest`` in place, when every generation
-        in between is a delta on its chain; False when it cannot (then ``dest`` must not be used)."""
-        head = self._get_good(keys, newest)
+        in between is a delta on its chain; False when it cannot (then ``dest`` must not be used).
+        ``fetched``: the newest generation's object as ``good`` returned it (not read again)."""
+        head = fetched if fetched is not None else self.good(keys, newest)
         parent = self.lineage(keys, start)
         if head is None or parent is None or not is_delta(head.metadata):
             return False
@@ -121,7 +124,7 @@ class ChainLoader:
             return False
         return self._apply_links(keys, links, parent.sha256, dest, checked=True) is None
 
-    def _get_good(self, keys: TenantKeys, number: int) -> StoredObject | None:
+    def good(self, keys: TenantKeys, number: int) -> StoredObject | None:
         """The object if its envelope and (for a delta) its own checksum hold, read twice before giving up
         on it; None if gone or bad. A full generation's deeper checks run in _load_full."""
         if self.is_bad(keys.tenant, number):
@@ -177,7 +180,7 @@ class ChainLoader:
         """The deltas ``after+1 .. number``, oldest first."""
         links = [(number, head)]
         for n in range(number - 1, after, -1):
-            found = self._get_good(keys, n)
+            found = self.good(keys, n)
             if found is None or not is_delta(found.metadata):
                 return Stopped(n)
             links.append((n, found))
@@ -189,7 +192,7 @@ class ChainLoader:
             known = self.lineage(keys, start.generation)
             if known is not None:
                 return known.sha256
-        found = self._get_good(keys, base)
+        found = self.good(keys, base)
         if found is None or is_delta(found.metadata):
             return Stopped(base)
         loaded = self._load_full(keys, base, found, dest)

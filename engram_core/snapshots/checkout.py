@@ -17,6 +17,7 @@ from engram_core.snapshots import pages
 from engram_core.snapshots.cache import CachedGeneration
 from engram_core.snapshots.heads import WORKING_FILE, Head, Heads
 from engram_core.snapshots.layout import TenantKeys
+from engram_core.snapshots.ports import StoredObject
 
 if TYPE_CHECKING:
     from engram_core.usecases.engine import Engine
@@ -42,6 +43,25 @@ class Base:
     generation: int
     next_generation: int
     cached: CachedGeneration | None
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What a replica's refresh read before it gave up, handed to the fresh load that follows so it does not
+    read it again: one listing of the generations from ``floor`` on (complete at and above it, and holding
+    the replica's own generation, so its newest is the tenant's newest) and, when the refresh fetched it,
+    the newest generation's object (already checked as a load checks it)."""
+
+    floor: int
+    numbers: frozenset[int]
+    newest_object: StoredObject | None = None
+
+    @property
+    def newest(self) -> int:
+        return max(self.numbers, default=0)
+
+    def covers(self, generation: int) -> bool:
+        return generation >= self.floor
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ upload). The split, of the disk less a reserve for logs, temp files and SQLite j
 
     cache 30%  |  replicas 30%  |  operations in flight 40%
 
-so the defaults can never fill the disk: on 512 MB the cache gets 134 MiB, not 512.
+so the defaults can never fill the disk: on 512 MB the cache gets 134 MiB, not 512. With no disk size
+given (a laptop, a server with a real disk) the cache gets 512 MiB and the replicas 256 MiB.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from engram_core.core.errors import ConfigurationError
 CACHE_SHARE = 0.30
 REPLICA_SHARE = 0.30
 DEFAULT_CACHE_MB = 512  # with no disk size given (a laptop, a server with a real disk)
+DEFAULT_REPLICA_MB = 256  # likewise; an open replica's memory (its index, its page cache) grows with its file
 
 
 @dataclass(frozen=True)
@@ -26,11 +28,11 @@ class DiskBudget:
     disk_mb: int | None
     reserve_mb: int
     cache_mb: int
-    replica_mb: int | None  # None: bounded by count only (no disk size given)
+    replica_mb: int
 
     @property
     def in_flight_mb(self) -> int | None:
-        if self.disk_mb is None or self.replica_mb is None:
+        if self.disk_mb is None:
             return None
         return self.disk_mb - self.reserve_mb - self.cache_mb - self.replica_mb
 
@@ -42,7 +44,7 @@ def reserve_for(disk_mb: int) -> int:
 def disk_budget(disk_mb: int | None, cache_mb: int | None = None) -> DiskBudget:
     """The bounds for a disk of ``disk_mb`` MiB; ``cache_mb`` is an explicit setting that must fit."""
     if disk_mb is None:
-        return DiskBudget(None, 0, cache_mb or DEFAULT_CACHE_MB, None)
+        return DiskBudget(None, 0, cache_mb or DEFAULT_CACHE_MB, DEFAULT_REPLICA_MB)
     reserve = reserve_for(disk_mb)
     usable = disk_mb - reserve
     share = int(usable * CACHE_SHARE)

@@ -11,45 +11,64 @@ Anything else gives the replica up and the caller loads the tenant afresh: its g
 or garbage collection deleted it), a full snapshot came in between (a purge, a compaction, a commit after a
 quarantine), a delta is missing or fails its checks (it is quarantined, and the fresh load serves the newest
 state that can be built), or the file is not exactly its generation any more (something wrote to it, or its
-write-ahead log was left behind). A half-applied file is deleted, never opened.
+write-ahead log was left behind). A half-applied file is deleted, never opened. The fresh load starts from
+what the refresh read (its listing, and the newest generation's object when it fetched one), so giving up
+costs one listing in all, not two.
 """
 
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engram_core.snapshots import pages
-from engram_core.snapshots.checkout import Base, Checkout
+from engram_core.snapshots.checkout import Base, Checkout, Seen
 
 if TYPE_CHECKING:
     from engram_core.snapshots.snapshotter import Snapshotter
 
 
-def refreshed(snapshotter: Snapshotter, replica: Checkout) -> Checkout | None:
-    """``replica`` when it holds the newest generation; a checkout on the same file brought up to the newest
-    with its deltas; None when neither can be had (the replica is then gone: load the tenant afresh).
+@dataclass(frozen=True)
+class GaveUp:
+    """The replica is gone (its file deleted): load the tenant afresh, from ``seen`` when it is given."""
 
-    A store error while listing leaves the replica as it was (still a good state) and raises."""
+    seen: Seen | None = None
+
+
+def refreshed(snapshotter: Snapshotter, replica: Checkout) -> Checkout | GaveUp:
+    """``replica`` when it holds the newest generation; a checkout on the same file brought up to the newest
+    with its deltas; else GaveUp, with what this refresh read for the fresh load (one listing, and the
+    newest generation's object when it was fetched), so that load does not read it again.
+
+    The one listing starts at the lower of the replica's generation and the warm cache's, so it answers both
+    questions a fresh load from the cache asks too. A store error while listing leaves the replica as it was
+    (still a good state) and raises."""
     keys, known = replica.keys, replica.base.generation
-    newest, exists = snapshotter.resolve(keys, known)
-    if newest == known and (exists or known == 0):
+    if known == 0:  # a tenant with no generation yet when the replica was made
+        if snapshotter.resolve(keys, None)[0] == 0:
+            return replica
+        return _give_up(replica)
+    cached = snapshotter.cache.newest(keys.tenant)
+    seen = snapshotter.listing(keys, min(known, cached.generation) if cached is not None else known)
+    if known not in seen.numbers:  # purged or collected: the fresh load lists from scratch
+        return _give_up(replica)
+    newest = seen.newest
+    if newest == known:
         return replica
-    if not exists or known == 0 or replica.changed():
-        _give_up(replica)
-        return None
+    if replica.changed():
+        return _give_up(replica, seen)
     replica.close_engine()
     if not replica.file_untouched() or pages.wal_path(replica.path).exists():  # the file is not `known` any more
-        _give_up(replica)
-        return None
+        return _give_up(replica, seen)
     try:
-        advanced = snapshotter.chains.advance(keys, known, newest, replica.path)
+        head = snapshotter.chains.good(keys, newest)
+        advanced = head is not None and snapshotter.chains.advance(keys, known, newest, replica.path, head)
     except BaseException:
         _give_up(replica)
         raise
     if not advanced:
-        _give_up(replica)
-        return None
+        return _give_up(replica, Seen(seen.floor, seen.numbers, head))
     opened = pages.stamp(replica.path)
     try:
         engine = snapshotter.open_engine(replica.path)
@@ -60,7 +79,8 @@ def refreshed(snapshotter: Snapshotter, replica: Checkout) -> Checkout | None:
     return Checkout(snapshotter, keys, Base(newest, newest + 1, None), replica.workdir, engine, opened)
 
 
-def _give_up(replica: Checkout) -> None:
+def _give_up(replica: Checkout, seen: Seen | None = None) -> GaveUp:
     """Close the replica and delete its file: it is never used again, nor kept as the tenant's head."""
     replica.close_engine()
     shutil.rmtree(replica.workdir, ignore_errors=True)
+    return GaveUp(seen)

@@ -28,7 +28,7 @@ from engram_core.snapshots import pages, sqlite_files
 from engram_core.snapshots.batch import Lane, Ticket, abandon
 from engram_core.snapshots.cache import CachedGeneration, WarmCache
 from engram_core.snapshots.chain import ChainLoader, Stopped
-from engram_core.snapshots.checkout import Base, Checkout, CommitResult, RetryPolicy
+from engram_core.snapshots.checkout import Base, Checkout, CommitResult, RetryPolicy, Seen
 from engram_core.snapshots.codec import DEFAULT_LEVEL, Sealed
 from engram_core.snapshots.collection import GcReport, collect_garbage
 from engram_core.snapshots.compaction import compact, delete_older, lineage_after, sealed_commit
@@ -191,29 +191,34 @@ class Snapshotter:
         shutil.rmtree(head.workdir, ignore_errors=True)
         return None
 
-    def checkout(self, tenant: str) -> Checkout:
+    def checkout(self, tenant: str, seen: Seen | None = None) -> Checkout:
+        """A fresh working copy of the newest generation (``seen``: what a replica's refresh already read)."""
         keys = TenantKeys(tenant)
         workdir = self.cache.workspace()
         try:
-            base = self._materialise(keys, workdir / WORKING_FILE)
+            base = self._materialise(keys, workdir / WORKING_FILE, seen)
             opened = pages.stamp(workdir / WORKING_FILE) if base.cached is not None else None
             return Checkout(self, keys, base, workdir, self.open_engine(workdir / WORKING_FILE), opened)
         except BaseException:
             shutil.rmtree(workdir, ignore_errors=True)
             raise
 
-    def _materialise(self, keys: TenantKeys, dest: Path) -> Base:
+    def _materialise(self, keys: TenantKeys, dest: Path, seen: Seen | None = None) -> Base:
         """Load the newest good generation into ``dest`` (nothing at all for a new tenant)."""
         for _ in range(3):
-            base = self._load(keys)
+            base, seen = self._load(keys, seen), None  # a second try lists again
             if base.cached is None or self.cache.copy_to(base.cached, dest):
                 return base
         raise StoreError(f"tenant {keys.tenant!r}: the warm cache kept losing its copy; is it too small?")
 
     # -- loading ----------------------------------------------------------------------
-    def _load(self, keys: TenantKeys) -> Base:
+    def _load(self, keys: TenantKeys, seen: Seen | None = None) -> Base:
         cached = self.cache.newest(keys.tenant)
-        newest, cached_exists = self.resolve(keys, cached.generation if cached else None)
+        if seen is not None and (cached is None or seen.covers(cached.generation)):
+            newest, cached_exists = seen.newest, cached is not None and cached.generation in seen.numbers
+        else:
+            newest, cached_exists = self.resolve(keys, cached.generation if cached else None)
+            seen = None
         if cached is not None and not cached_exists:  # purged or collected: never serve it again
             self.cache.forget(keys.tenant)
             cached = None
@@ -224,7 +229,8 @@ class Snapshotter:
             if cached is not None and number == cached.generation:
                 self.counters.bump("warm_hits")
                 return Base(number, newest + 1, cached)
-            entry = self._fetch(keys, number, cached)
+            fetched = seen.newest_object if seen is not None and number == newest else None
+            entry = self._fetch(keys, number, cached, fetched)
             if isinstance(entry, CachedGeneration):
                 return Base(number, newest + 1, entry)
             if not self.chains.is_bad(keys.tenant, entry.generation):
@@ -253,16 +259,22 @@ class Snapshotter:
         hint = self.store.get(keys.hint)
         return parse_hint(hint.data) if hint is not None else None
 
+    def listing(self, keys: TenantKeys, floor: int) -> Seen:
+        """One listing of the generations at and above ``floor``."""
+        return Seen(floor, frozenset(self._listed(keys, floor)))
+
     def _listed(self, keys: TenantKeys, floor: int | None) -> list[int]:
         """Generation numbers at or above ``floor`` (the whole prefix without one)."""
         start = keys.generation(floor - 1) if floor is not None and floor > 1 else ""
         return [n for info in self.store.list(keys.snap_prefix, start_after=start) if (n := generation_of(info.key))]
 
-    def _fetch(self, keys: TenantKeys, number: int, warm: CachedGeneration | None) -> CachedGeneration | Stopped:
-        """Download, verify and cache one generation (from the warm copy when it is a delta on its chain)."""
+    def _fetch(self, keys: TenantKeys, number: int, warm: CachedGeneration | None,
+               fetched: StoredObject | None = None) -> CachedGeneration | Stopped:
+        """Download (unless ``fetched``), verify and cache one generation (from the warm copy when it is a delta
+        on its chain)."""
         workdir = self.cache.workspace()
         try:
-            found = self.chains.load(keys, number, workdir / WORKING_FILE, warm)
+            found = self.chains.load(keys, number, workdir / WORKING_FILE, warm, fetched)
             if isinstance(found, Stopped):
                 return found
             self.counters.bump("downloads")

@@ -19,6 +19,7 @@ no other request, and no other tenant, ever sees them.
 from __future__ import annotations
 
 import hashlib
+import resource
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -39,7 +40,12 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 FC_KEY_ID_HEADER = "x-fc-access-key-id"
 FC_CREDENTIAL_HEADERS = (FC_KEY_ID_HEADER, "x-fc-access-key-secret", "x-fc-security-token")
-MAX_REPLICAS = 32  # warm read replicas kept per instance (least recently used go first)
+# Warm read replicas are bounded by bytes (their share of the disk, disk.py) and, so that they can never use
+# up the process's file descriptors, by count: each open one holds FILES_PER_REPLICA (the database, its
+# write-ahead log, the shared-memory index), and together they may hold half the soft RLIMIT_NOFILE (170
+# replicas at the common 1,024), never more than MAX_REPLICAS. The least recently used go first.
+FILES_PER_REPLICA = 3
+MAX_REPLICAS = 1024
 MAX_REQUEST_CLIENTS = 8  # object-store clients kept for request credentials (STS credentials rotate)
 _REQUEST_CREDENTIALS: ContextVar[Mapping[str, str] | None] = ContextVar("engram_request_credentials", default=None)
 
@@ -113,8 +119,9 @@ class SnapshotTenantStores:
     """The object store client is built on first use, so a process answers /healthz before it loads oss2."""
 
     def __init__(self, location: str, open_engine: Callable[[Path], Engine], *, settings: SnapshotSettings,
-                 oss: OssSettings, replica_bytes: int | None = None) -> None:
+                 oss: OssSettings, replica_bytes: int | None = None, max_replicas: int | None = None) -> None:
         self.location = location
+        self._max_replicas = max_replicas or replica_limit()
         self._open_engine = open_engine
         self._settings = settings
         self._oss = oss
@@ -132,9 +139,8 @@ class SnapshotTenantStores:
                 from engram_core.snapshots.settings import budget_of
 
                 settings, oss = self._settings, self._oss
-                replica_mb = budget_of(settings).replica_mb
-                if self._replica_bytes is None and replica_mb is not None:
-                    self._replica_bytes = replica_mb * MIB
+                if self._replica_bytes is None:
+                    self._replica_bytes = budget_of(settings).replica_mb * MIB
                 store = RequestScopedStore(
                     open_snapshot_store(self.location, oss),
                     lambda found: open_snapshot_store(self.location, oss.with_fc_credentials(found)))
@@ -169,9 +175,9 @@ class SnapshotTenantStores:
     def _fresh_replica(self, tenant: str) -> Checkout:
         """The tenant's replica, brought up to the newest generation in place with its deltas, else loaded
         afresh (caller holds the tenant's lock)."""
-        from engram_core.snapshots.replicas import refreshed
+        from engram_core.snapshots.replicas import GaveUp, refreshed
 
-        replica = self._replicas.get(tenant)
+        replica, seen = self._replicas.get(tenant), None
         if replica is not None:
             try:
                 fresh = refreshed(self.snapshotter, replica)
@@ -181,14 +187,15 @@ class SnapshotTenantStores:
                 replica.discard()
                 raise
             with self._lock:
-                if fresh is None:
+                if isinstance(fresh, GaveUp):
                     self._replicas.pop(tenant, None)
                 else:
                     self._replicas[tenant] = fresh
                     self._replicas.move_to_end(tenant)
-            if fresh is not None:
+            if not isinstance(fresh, GaveUp):
                 return fresh
-        replica = self.snapshotter.checkout(tenant)
+            seen = fresh.seen
+        replica = self.snapshotter.checkout(tenant, seen)
         with self._lock:
             self._replicas[tenant] = replica
             idle = self._over_bounds(tenant)
@@ -197,9 +204,9 @@ class SnapshotTenantStores:
         return replica
 
     def _over_bounds(self, keep: str) -> list[str]:
-        """Least recently used replicas beyond MAX_REPLICAS, or beyond the disk's replica share (caller holds _lock)."""
+        """Least recently used replicas beyond the count bound or the disk's replica share (caller holds _lock)."""
         others = [t for t in self._replicas if t != keep]  # least recently used first
-        excess = max(0, len(self._replicas) - MAX_REPLICAS)
+        excess = max(0, len(self._replicas) - self._max_replicas)
         total = sum(_size(r.path) for r in self._replicas.values()) if self._replica_bytes is not None else 0
         doomed = []
         for number, tenant in enumerate(others):
@@ -240,6 +247,14 @@ class SnapshotTenantStores:
     def use_request_credentials(self, headers: Mapping[str, str]) -> None:
         """This request's storage calls (this context only) use the STS credentials it carries, if any."""
         scope_request_credentials(credentials_in(headers))
+
+
+def replica_limit(open_files: int | None = None) -> int:
+    """Open replicas a process may keep: half its soft file-descriptor limit, FILES_PER_REPLICA each."""
+    soft = open_files if open_files is not None else resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return MAX_REPLICAS
+    return max(1, min(MAX_REPLICAS, soft // 2 // FILES_PER_REPLICA))
 
 
 def _size(path: Path) -> int:
