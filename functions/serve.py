@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import socket
+import time
 from typing import TYPE_CHECKING
 
 import click
@@ -18,6 +19,7 @@ from engram_core.cli.common import handle_errors
 from engram_core.core.errors import ConfigurationError
 
 if TYPE_CHECKING:  # the service's settings load when `engram serve` runs, not for `engram --help`
+    from functions.service import Service
     from functions.settings import ServiceSettings
 
 DEV_TENANT = "dev"
@@ -155,4 +157,16 @@ def _run(options: dict, host: str, port: int, dev_key: str | None, renew: bool) 
     with threadpool_limits(limits=1, user_api="blas"):
         # A request embeds one short query: BLAS worker threads only spin against it and against the
         # other requests' threads (measured: a MiniLM query took 320 ms of CPU with them, 10 ms without).
+        _warm_up(service)
         uvicorn.Server(config).run(sockets=[sock])
+
+
+def _warm_up(service: Service) -> None:
+    """What FC's initializer loads (the local embedder, the token vocabulary, the read path), before the
+    first request: /healthz answers once it is done. Otherwise the first requests of a process waited
+    0.5 to 1.4 s on it together (docs/benchmarks.md, section 7a)."""
+    from functions.warmup import warm_up
+
+    started = time.perf_counter()
+    model = warm_up(service.tenant_embedder())
+    click.echo(f"engram: warmed up (embedder {model}) in {(time.perf_counter() - started) * 1000:.0f} ms")

@@ -94,6 +94,8 @@ def test_the_per_user_default_store_is_named_at_start(tmp_path: Path) -> None:
     _, printed = served_key(tmp_path)
     assert f"tenant stores in {tmp_path / 'data' / 'engram' / 'tenants'}" in printed
     assert "per-user default" in printed
+    # what a first request would load is loaded before /healthz answers (the key check above came after it)
+    assert re.search(r"engram: warmed up \(embedder \S+\) in \d+ ms", printed), printed
 
 
 def test_kept_dev_key_tightens_a_loose_file_and_replaces_a_broken_one(tmp_path: Path) -> None:
