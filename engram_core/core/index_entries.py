@@ -9,12 +9,12 @@ A record is one tuple of plain values (strings, numbers, times, the vector), whi
 stops tracking after one pass, in a numpy object array, which the collector does not walk. Nothing is
 held as an object between recalls: ``entries[pos]`` is an ``IndexEntry``, a small view of the row (its
 position and record) that reads the fields recall ranks and packs by straight from the record and
-makes the ``Memory`` (or ``Belief``) only when asked for it, for the few items packed or reinforced. Held as objects (an entry with
-its ``Memory``, ``Embedding``, a dict and a set of cached lines: six tracked objects), the entries recall
-had read made every full collection walk hundreds of thousands of objects at 100,000 memories: pauses of
-200 to 330 ms (docs/benchmarks.md, section 4); kept as records but remade as objects for every candidate,
-each recall paid 8 to 12 ms more (remaking 330 entries, putting them back, the young collections their
-objects caused).
+makes the ``Memory`` (or ``Belief``) only when asked for it, for the few items packed or reinforced.
+Held as objects (an entry with its ``Memory``, ``Embedding``, a dict and a set of cached lines: six
+tracked objects), the entries recall had read made every full collection walk hundreds of thousands of
+objects at 100,000 memories: pauses of 200 to 330 ms (docs/benchmarks.md, section 4); kept as records
+but remade as objects for every candidate, each recall paid 8 to 12 ms more (remaking 330 entries,
+putting them back, the young collections their objects caused).
 """
 
 from __future__ import annotations
