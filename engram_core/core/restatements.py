@@ -52,11 +52,15 @@ _PEOPLE = re.compile(
 _OTHER_PRONOUN = re.compile(r"\b(?:he|she|he's|she's|they're)\b", re.I)
 
 
+def _speaker_of(text: str) -> str:
+    m = _SPEAKER.match(text)
+    return m.group("who").lower() if m else "user"
+
+
 def _speaker(memory: Memory) -> str:
     if memory.kind is not MemoryKind.EPISODE:
         return (memory.subject or "user").lower()
-    m = _SPEAKER.match(memory.text)
-    return m.group("who").lower() if m else "user"
+    return _speaker_of(memory.text)
 
 
 _SOMEONE = "someone"
@@ -129,7 +133,7 @@ def restated(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray, 
 
 # The narrow cue: the speaker says something stopped being so ("no longer", "anymore", "quit", "stopped").
 RETRACTION_CUE = re.compile(
-    r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|gave\s+up|given\s+up|giving\s+up|quit|quitted|stopped|"
+    r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+more|gave\s+up|given\s+up|giving\s+up|quit|quitted|stopped|"
     r"not\s+\w+(?:ing)?\s+(?:any\s*)?more)\b", re.I)
 # Not "used to": in real chats it opens a recollection ("I used to go camping with my dad"), not a change;
 # with it, LoCoMo evidence recall on the tuning conversations fell from 0.782 to 0.778.
@@ -148,12 +152,14 @@ def _said(text: str) -> str:
     return text[found.end():] if found else text
 
 
-def _anchored(old: str, new: str) -> bool:
-    """The retraction names what it retracts: two content words of the older text, or one name in it."""
+def _anchored(old: str, new: str, besides: frozenset[str] = frozenset()) -> bool:
+    """The retraction names what it retracts: two content words of the older text, or one name in it
+    (words of ``besides``, the new value, do not count: naming the new value is not naming the old one)."""
     old_said, new_said = _said(old), _said(new)
-    if len(meaning(old_said) & meaning(new_said)) >= RETRACTION_ANCHORS:
+    if len((meaning(old_said) & meaning(new_said)) - besides) >= RETRACTION_ANCHORS:
         return True
-    return bool(set(_NAME.findall(old_said)) & set(_NAME.findall(new_said)))
+    names = {n for n in set(_NAME.findall(old_said)) & set(_NAME.findall(new_said)) if n.lower() not in besides}
+    return bool(names)
 
 
 def retracted(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray, least_similarity: float,
@@ -180,6 +186,53 @@ def retracted(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray,
                 and _anchored(old.text, new.text):
             drop.add(old.id)
     return drop
+
+
+# What says something stopped, and what makes it a resolve instead ("I won't quit", "never give up").
+_STOP_WORD = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+more|stopped|quit|quitted|"
+                        r"gave\s+up|given\s+up|cut\s+out|not\s+\w+(?:ing)?\s+more)\b", re.I)
+_SELF = re.compile(r"\b(?:I|I'm|I've|Im|Ive|we|we're|we've)\b", re.I)
+_RESOLVE = re.compile(r"\b(?:won't|will\s+not|never|can't|cannot|gonna|going\s+to|would|should|must)\b", re.I)
+_CLAUSES = re.compile(r"[.!?;]+\s*")
+RETIRED_PER_MESSAGE = 2  # a change retracts what was said of it, not a whole topic: the closest few
+
+
+def _clause_stops(clause: str) -> bool:
+    found = _STOP_WORD.search(clause)
+    if found is None:
+        return False
+    before = clause[:found.start()]
+    if not before.strip() or found.group(0).lower().startswith("no "):
+        return True  # "Stopped the fasting", "no more macchiatos", "no longer vegan"
+    self_at = [m.end() for m in _SELF.finditer(before)]
+    return bool(self_at) and _RESOLVE.search(before[self_at[-1]:]) is None
+
+
+def says_it_stopped(text: str) -> bool:
+    """The speaker says something of theirs stopped: "I quit", "I'm not into X anymore", "no more X",
+    "Stopped the fasting" (the "I" left out); not "Don't quit!" (said to someone else), not "I won't quit"
+    (a resolve), not a question."""
+    said = _said(text)
+    return not said.rstrip().endswith("?") and any(_clause_stops(c) for c in _CLAUSES.split(said))
+
+
+def retired_by(text: str, older: Sequence[tuple[Memory, float]], least_similarity: float,
+               besides: frozenset[str] = frozenset()) -> list[str]:
+    """Ids of the older raw episodes that a newer message stating a change retires, pure: of the same
+    person and the people they are about, close in meaning (``older`` pairs each with its cosine to the
+    message) and named by it (``_anchored``; neither the new value's words nor a speaker's name count,
+    since people in a chat call each other by name); the closest ``RETIRED_PER_MESSAGE`` of them.
+
+    The write path asks only when the bookkeeper read a change in the message (a new single-valued
+    belief) or the speaker says something stopped (``says_it_stopped``); the recall-time rules above
+    ask of any change cue, and cost real conversations their evidence."""
+    speaker, people = _speaker_of(text), _people(text)
+    names = besides | {_speaker(old) for old, _ in older} | {speaker}
+    found = [(cosine, old.id) for old, cosine in older
+             if old.kind is MemoryKind.EPISODE and not old.critical and cosine >= least_similarity
+             and _speaker(old) == speaker and same_people(_people(old.text), people)
+             and _anchored(old.text, text, names)]
+    return [mid for _, mid in sorted(found, reverse=True)[:RETIRED_PER_MESSAGE]]
 
 
 def demoted(candidates: list[S], flagged: Mapping[str, str], factor: float) -> list[S]:

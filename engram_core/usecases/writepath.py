@@ -16,6 +16,7 @@ from engram_core.core.model import (
     MemoryStatus, Message, Scalar, Verdict, WriteResult,
 )
 from engram_core.core.retention import RECALLABLE, initial_stability
+from engram_core.usecases.retractions import planned_retirements, still_recallable
 from engram_core.usecases.runtime import Runtime
 from engram_core.core.verdicts import parse_assessment
 from engram_core.usecases.writeplan import (
@@ -162,6 +163,18 @@ def apply_fact(rt: Runtime, plan: FactPlan, log: WriteLog) -> None:
         log.memories.append(memory)
 
 
+def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Message,
+                     plans: tuple[FactPlan, ...], log: WriteLog) -> None:
+    """Older episodes this message retires (``retractions``) leave recall, superseded by what it stored."""
+    ids = planned_retirements(rt, text, vector, message.occurred_at, plans)
+    successor = next((m.id for m in log.memories if message.id in m.provenance), None)
+    now = rt.now()
+    for memory in still_recallable(rt, ids):
+        set_status(rt, memory, MemoryStatus.SUPERSEDED, now, successor)
+        log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=memory.id, message_id=message.id,
+                                   successor=successor, reason="a newer message states a change to it"))
+
+
 def write_planned(rt: Runtime, facts: list[tuple[FactDraft, np.ndarray, Message]],
                   apply: Callable[[tuple[FactPlan, ...], WriteLog], None]) -> WriteLog:
     """Plan the facts with no transaction open, then ``apply`` the plan in one transaction that first
@@ -263,6 +276,8 @@ def observe(rt: Runtime, obs: Observation) -> WriteResult:
         _store_primary(rt, obs, message, importance, vectors[0], bool(facts), log)
         for plan in plans:
             apply_fact(rt, plan, log)
+        if obs.role == "user":
+            _retire_episodes(rt, _episode_text(obs), vectors[0], message, plans, log)
 
     log = write_planned(rt, [(f, v, message) for f, v in zip(facts, vectors[1:], strict=True)], apply)
     return WriteResult(raced[0], (), (), ()) if raced else log.result(message)

@@ -1,0 +1,74 @@
+"""Episodes a message retires: when the bookkeeper reads a change, the older words of it stop surfacing.
+
+The ledger retires an old value's belief, and the episodes of the message that stated it
+(``writepath._supersede_episodes``). When the old value made no belief ("I've been an
+engineer at Northwind for five years", then "today was my first day at Contoso"), or the
+message ends something no belief held ("Stopped the intermittent fasting"), the older
+episode kept surfacing as current. Here, planned with no transaction open like the facts,
+a message that the bookkeeper read as a change (a new single-valued belief), or that says
+something stopped, retires the older episodes of the same person that it names and is close
+to in meaning (``restatements.retired_by``). The episodes are superseded, not deleted: their
+history and ``recall --as-of`` keep them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import numpy as np
+
+from engram_core.core.model import Cardinality, Memory, MemoryKind, MemoryStatus, Verdict
+from engram_core.core.restatements import retired_by, says_it_stopped, text_states_a_change
+from engram_core.core.retention import RECALLABLE
+from engram_core.core.words import meaning
+from engram_core.usecases.runtime import Runtime
+from engram_core.usecases.writeplan import FactPlan
+
+SEARCHED = 50  # older memories the message's words find, best first: the episodes it could name
+
+
+def _reads_a_change(plans: Sequence[FactPlan]) -> list[FactPlan]:
+    """The plans that make a new current single-valued belief (a filled or replaced slot)."""
+    return [p for p in plans if p.belief is not None and p.belief.cardinality is Cardinality.ONE
+            and not p.draft.negated and Verdict.DISCARD not in p.verdict_of.values()]
+
+
+def _trigger(text: str, plans: Sequence[FactPlan]) -> frozenset[str] | None:
+    """The new values' words (not anchors) when the message states a change: a new single-valued belief
+    in words that say so ("now", "moved", "renamed"; a belief alone is not a change in a chat), or the
+    speaker saying something stopped. None when it does not."""
+    changed = _reads_a_change(plans) if text_states_a_change(text) else []
+    if changed:
+        return frozenset().union(*(meaning(p.belief.object) for p in changed if p.belief is not None))
+    return frozenset() if says_it_stopped(text) else None
+
+
+def _older_episodes(rt: Runtime, text: str, vector: np.ndarray, before: datetime) -> list[tuple[Memory, float]]:
+    ids = [mid for mid, _ in rt.store.lexical_search(text, SEARCHED)]
+    found = []
+    for memory in rt.store.memories_by_ids(ids):
+        if memory.kind is not MemoryKind.EPISODE or memory.status not in RECALLABLE or memory.created_at >= before:
+            continue
+        held = memory.embedding.vector if memory.embedding is not None else None
+        if held is not None and held.shape == vector.shape:
+            found.append((memory, float(np.dot(held, vector))))
+    return found
+
+
+def planned_retirements(rt: Runtime, text: str, vector: np.ndarray, occurred_at: datetime,
+                        plans: Sequence[FactPlan]) -> tuple[str, ...]:
+    """Ids of the older episodes this message retires (read with no transaction open)."""
+    if rt.config.retire_similarity > 1.0:
+        return ()
+    besides = _trigger(text, plans)
+    if besides is None:
+        return ()
+    older = _older_episodes(rt, text, vector, occurred_at)
+    return tuple(retired_by(text, older, rt.config.retire_similarity, besides))
+
+
+def still_recallable(rt: Runtime, ids: Sequence[str]) -> list[Memory]:
+    """Inside the apply transaction: the planned episodes that are still recallable."""
+    return [m for m in rt.store.memories_by_ids(list(ids)) if m.status in RECALLABLE
+            and m.status is not MemoryStatus.SUPERSEDED]
