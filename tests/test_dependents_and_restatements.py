@@ -197,12 +197,16 @@ def test_recall_leaves_out_what_the_speaker_said_stopped_when_retractions_are_on
     from engram_core.adapters.minilm import MiniLMEmbedder
 
     said = ("I'm a morning person.", "I'm no longer a morning person, night shifts changed that.")
-    engine = make_engine(clock, embedder=MiniLMEmbedder(), config=EngineConfig(retraction_similarity=0.45))
+    # The write path's retirement (on by default, tests/test_write_retirements.py) is off here: this is recall's rule.
+    write_path_off = 1.01
+    engine = make_engine(clock, embedder=MiniLMEmbedder(),
+                         config=EngineConfig(retraction_similarity=0.45, retire_similarity=write_path_off))
     _say(engine, clock, *said)
     block = engine.recall("Am I a morning person?", 256, reinforce=False).block
     assert "no longer" in block and block.count("morning person") == 1
     assert {m.text for m in engine.memories(status=["active"])} == set(said)  # kept: only recall leaves it out
-    off = make_engine(clock, embedder=MiniLMEmbedder())  # the default: off
+    off = make_engine(clock, embedder=MiniLMEmbedder(),  # recall's rule as by default: off
+                      config=EngineConfig(retire_similarity=write_path_off))
     _say(off, clock, *said)
     assert off.recall("Am I a morning person?", 256, reinforce=False).block.count("morning person") == 2
     engine.close()

@@ -208,31 +208,69 @@ def _clause_stops(clause: str) -> bool:
     return bool(self_at) and _RESOLVE.search(before[self_at[-1]:]) is None
 
 
-def says_it_stopped(text: str) -> bool:
-    """The speaker says something of theirs stopped: "I quit", "I'm not into X anymore", "no more X",
-    "Stopped the fasting" (the "I" left out); not "Don't quit!" (said to someone else), not "I won't quit"
-    (a resolve), not a question."""
+def stopping_sentences(text: str) -> str:
+    """The sentences in which the speaker says something of theirs stopped: "I quit", "I'm not into X
+    anymore", "no more X", "Stopped the fasting" (the "I" left out); not "Don't quit!" (said to someone
+    else), not "I won't quit" (a resolve), not a question. Empty when there are none."""
     said = _said(text)
-    return not said.rstrip().endswith("?") and any(_clause_stops(c) for c in _CLAUSES.split(said))
+    if said.rstrip().endswith("?"):
+        return ""
+    return " ".join(c for c in _CLAUSES.split(said) if _clause_stops(c))
 
 
-def retired_by(text: str, older: Sequence[tuple[Memory, float]], least_similarity: float,
-               besides: frozenset[str] = frozenset()) -> list[str]:
+def changing_sentences(text: str) -> str:
+    """The sentences that state a change (``text_states_a_change``); empty when there are none."""
+    return " ".join(c for c in _CLAUSES.split(_said(text)) if c.strip() and text_states_a_change(c))
+
+
+# How a message names the value it replaces: "Thursday, not Tuesday", "left Accenture for Capgemini",
+# "moved from the NHS to Bupa", "instead of X", "Northgate Primary became ...", "renamed the cat ...".
+# After "not", only a value-like word (capitalised, or with a digit): "not bad", "not sure" name nothing.
+_OLD = r"(?:the\s+|a\s+|an\s+|my\s+|our\s+)?(?P<old>[\w'&-]+(?:\s+(?!(?:for|to|and|but|now|anymore)\b)[\w'&-]+){0,2}?)"
+_REPLACING = (
+    re.compile(r"\bnot\s+(?:the\s+|a\s+|an\s+|my\s+)?(?P<old>(?-i:[A-Z][\w'&-]*|[\w:/-]*\d[\w:/-]*)"
+               r"(?:\s+(?-i:[A-Z][\w'&-]*))*)", re.I),
+    re.compile(r"\b(?:left|quit)\s+" + _OLD + r"\s+for\b", re.I),
+    re.compile(r"\b(?:moved|switched|changed|went|transferred|upgraded)\s+from\s+" + _OLD + r"\s+to\b", re.I),
+    re.compile(r"\binstead\s+of\s+" + _OLD + r"(?=\s*(?:$|[,.;!]))", re.I),
+    re.compile(r"(?:^|[,;]\s*)" + _OLD + r"\s+(?:became|turned\s+into|is\s+now\s+called|got\s+renamed)\b", re.I),
+    re.compile(r"\brenamed\s+" + _OLD + r"\s+(?:to|as)\b", re.I),
+)
+
+
+def replaced_values(text: str) -> tuple[frozenset[str], ...]:
+    """The words of each value the text says it replaces (``_REPLACING``); none in a question."""
+    said = _said(text)
+    if said.rstrip().endswith("?"):
+        return ()
+    found = (meaning(m.group("old")) for pattern in _REPLACING for m in pattern.finditer(said))
+    return tuple(words for words in found if words)
+
+
+def retired_by(text: str, said: str, older: Sequence[tuple[Memory, float]], least_similarity: float,
+               besides: frozenset[str] = frozenset(), values: Sequence[frozenset[str]] = ()) -> list[str]:
     """Ids of the older raw episodes that a newer message stating a change retires, pure: of the same
     person and the people they are about, close in meaning (``older`` pairs each with its cosine to the
-    message) and named by it (``_anchored``; neither the new value's words nor a speaker's name count,
-    since people in a chat call each other by name); the closest ``RETIRED_PER_MESSAGE`` of them.
+    message ``text``) and named by ``said``, the sentences of it that state the change (``_anchored``;
+    neither the new value's words nor a speaker's name count, since people in a chat call each other by
+    name: a long turn shares words with many older ones by chance); the closest ``RETIRED_PER_MESSAGE``.
+    With ``values`` (``replaced_values``), the older episode must say one of them instead.
 
     The write path asks only when the bookkeeper read a change in the message (a new single-valued
-    belief) or the speaker says something stopped (``says_it_stopped``); the recall-time rules above
-    ask of any change cue, and cost real conversations their evidence."""
+    belief in words that state a change) or the speaker says something stopped (``stopping_sentences``);
+    the recall-time rules above ask of any change cue, and cost real conversations their evidence."""
     speaker, people = _speaker_of(text), _people(text)
     names = besides | {_speaker(old) for old, _ in older} | {speaker}
     found = [(cosine, old.id) for old, cosine in older
              if old.kind is MemoryKind.EPISODE and not old.critical and cosine >= least_similarity
              and _speaker(old) == speaker and same_people(_people(old.text), people)
-             and _anchored(old.text, text, names)]
+             and (_says_one(old.text, values) if values else _anchored(old.text, said, names))]
     return [mid for _, mid in sorted(found, reverse=True)[:RETIRED_PER_MESSAGE]]
+
+
+def _says_one(text: str, values: Sequence[frozenset[str]]) -> bool:
+    said = meaning(_said(text))
+    return any(words <= said for words in values)
 
 
 def demoted(candidates: list[S], flagged: Mapping[str, str], factor: float) -> list[S]:

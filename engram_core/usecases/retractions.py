@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import NamedTuple
 
 import numpy as np
 
 from engram_core.core.model import Cardinality, Memory, MemoryKind, MemoryStatus, Verdict
-from engram_core.core.restatements import retired_by, says_it_stopped, text_states_a_change
+from engram_core.core.restatements import (
+    changing_sentences, replaced_values, retired_by, stopping_sentences,
+)
 from engram_core.core.retention import RECALLABLE
 from engram_core.core.words import meaning
 from engram_core.usecases.runtime import Runtime
@@ -34,14 +37,25 @@ def _reads_a_change(plans: Sequence[FactPlan]) -> list[FactPlan]:
             and not p.draft.negated and Verdict.DISCARD not in p.verdict_of.values()]
 
 
-def _trigger(text: str, plans: Sequence[FactPlan]) -> frozenset[str] | None:
-    """The new values' words (not anchors) when the message states a change: a new single-valued belief
-    in words that say so ("now", "moved", "renamed"; a belief alone is not a change in a chat), or the
-    speaker saying something stopped. None when it does not."""
-    changed = _reads_a_change(plans) if text_states_a_change(text) else []
+class Trigger(NamedTuple):
+    said: str  # the sentences that state the change: what must name the older episode
+    besides: frozenset[str]  # the new values' words, which name nothing old
+    values: tuple[frozenset[str], ...] = ()  # the values it says it replaces: what the older one must say
+
+
+def _trigger(text: str, plans: Sequence[FactPlan]) -> Trigger | None:
+    """What states a change in the message: a new single-valued belief in words that say so ("now",
+    "moved", "renamed"; a belief alone is not a change in a chat), the speaker saying something
+    stopped, or the message naming the value it replaces ("Thursday, not Tuesday"). None when nothing does."""
+    changing = changing_sentences(text)
+    changed = _reads_a_change(plans) if changing else []
     if changed:
-        return frozenset().union(*(meaning(p.belief.object) for p in changed if p.belief is not None))
-    return frozenset() if says_it_stopped(text) else None
+        return Trigger(changing, frozenset().union(*(meaning(p.belief.object) for p in changed if p.belief)))
+    stopping = stopping_sentences(text)
+    if stopping:
+        return Trigger(stopping, frozenset())
+    values = replaced_values(text)
+    return Trigger(text, frozenset(), values) if values else None
 
 
 def _older_episodes(rt: Runtime, text: str, vector: np.ndarray, before: datetime) -> list[tuple[Memory, float]]:
@@ -61,11 +75,12 @@ def planned_retirements(rt: Runtime, text: str, vector: np.ndarray, occurred_at:
     """Ids of the older episodes this message retires (read with no transaction open)."""
     if rt.config.retire_similarity > 1.0:
         return ()
-    besides = _trigger(text, plans)
-    if besides is None:
+    trigger = _trigger(text, plans)
+    if trigger is None:
         return ()
     older = _older_episodes(rt, text, vector, occurred_at)
-    return tuple(retired_by(text, older, rt.config.retire_similarity, besides))
+    return tuple(retired_by(text, trigger.said, older, rt.config.retire_similarity, trigger.besides,
+                            trigger.values))
 
 
 def still_recallable(rt: Runtime, ids: Sequence[str]) -> list[Memory]:

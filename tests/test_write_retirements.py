@@ -1,0 +1,137 @@
+"""A message that states a change retires the older episodes of the same person that it names (write path)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from conftest import START, make_engine
+
+from engram_core.core.config import EngineConfig
+from engram_core.core.model import EventKind, Memory, MemoryKind, MemoryStatus
+from engram_core.core.restatements import changing_sentences, replaced_values, retired_by, stopping_sentences
+
+pytestmark = pytest.mark.both_stores
+
+# The hashing embedder's cosines run lower than MiniLM's: the threshold is set for it here.
+LOOSE = EngineConfig(retire_similarity=0.1)
+
+
+def _say(engine, clock, *messages: str, speaker: str | None = None) -> None:
+    for text in messages:
+        clock.advance(timedelta(days=1))
+        engine.observe(text, speaker=speaker)
+
+
+def _episodes(engine) -> dict[str, MemoryStatus]:
+    return {m.text: m.status for m in engine.store.memories() if m.kind is MemoryKind.EPISODE}
+
+
+def _memory(mid: str, text: str, hours: float = 0.0) -> Memory:
+    at = START + timedelta(hours=hours)
+    return Memory(id=mid, kind=MemoryKind.EPISODE, text=text, importance=0.5, stability_hours=100, created_at=at,
+                  last_accessed_at=at)
+
+
+@pytest.mark.parametrize(("text", "stops"), [
+    ("Stopped the intermittent fasting, it made me cranky.", True),  # the "I" left out
+    ("I'm no longer a morning person, night shifts changed that.", True),
+    ("I don't eat meat anymore.", True),
+    ("New budget: I make coffee at home, no more caramel macchiatos.", True),
+    ("Jon: I quit my job at the bank.", True),
+    ("Don't quit, remember, failures lead you closer to success!", False),  # said to someone else
+    ("Gina: Thanks! I won't quit, even when it's hard.", False),  # a resolve, not a change
+    ("Did you stop running?", False),
+    ("anyone else would quit and you're not going to", False),
+])
+def test_what_says_that_something_of_the_speakers_stopped(text, stops):
+    assert bool(stopping_sentences(text)) is stops
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("Wait, I mean Thursday, not Tuesday.", [{"tuesday"}]),
+    ("Left Accenture for Capgemini, better team.", [{"accentur"}]),
+    ("I've moved from the NHS to Bupa, the private side pays better.", [{"nhs"}]),
+    ("Northgate Primary became Northgate Academy over the summer.", [{"northgat", "primary"}]),
+    ("oops 94110 not 94107", [{"94107"}]),
+    ("not bad at all, thanks", []),  # after "not", only a value-like word names a value
+    ("I'm not sure yet", []),
+    ("Is it Thursday, not Tuesday?", []),  # a question replaces nothing
+])
+def test_the_values_a_message_says_it_replaces(text, values):
+    assert [set(v) for v in replaced_values(text)] == values
+
+
+def test_only_the_sentences_that_state_a_change_are_read_for_what_they_name():
+    text = "Went hiking on a great trail today. I moved to Porto now!"
+    assert changing_sentences(text) == "I moved to Porto now"  # sentences joined without their stops
+
+
+def test_an_older_episode_is_retired_only_when_named_close_and_of_the_same_person():
+    older = [(_memory("fast", "I'm doing intermittent fasting."), 0.6),
+             (_memory("far", "I'm doing intermittent fasting."), 0.1),  # named, but not close in meaning
+             (_memory("other", "Gina: I'm doing intermittent fasting."), 0.6),  # someone else said it
+             (_memory("sister", "My sister is doing intermittent fasting."), 0.6),  # about someone else
+             (_memory("unnamed", "I had eggs for breakfast."), 0.6)]
+    said = "Stopped the intermittent fasting, it made me cranky."
+    assert retired_by(said, said, older, 0.4) == ["fast"]
+
+
+def test_a_speakers_name_does_not_name_an_older_turn():
+    older = [(_memory("turn", "Gina: Jon, I love dancing so much, here's a photo."), 0.7)]
+    said = "Gina: Jon, I stopped the salsa classes."
+    assert retired_by(said, stopping_sentences(said), older, 0.4) == []
+
+
+def test_at_most_the_closest_few_are_retired():
+    older = [(_memory(f"m{i}", "I'm doing intermittent fasting again."), 0.5 + i / 100) for i in range(5)]
+    said = "Stopped the intermittent fasting."
+    assert retired_by(said, said, older, 0.4) == ["m4", "m3"]
+
+
+def test_a_stopped_habit_leaves_recall_and_stays_in_history(clock):
+    engine = make_engine(clock, config=LOOSE)
+    _say(engine, clock, "I'm doing intermittent fasting.", "My favourite band is Queen.",
+         "Stopped the intermittent fasting, it made me cranky.")
+    episodes = _episodes(engine)
+    assert episodes["I'm doing intermittent fasting."] is MemoryStatus.SUPERSEDED
+    assert episodes["My favourite band is Queen."] is MemoryStatus.ACTIVE
+    assert episodes["Stopped the intermittent fasting, it made me cranky."] is MemoryStatus.ACTIVE
+    block = engine.recall("Am I still fasting?", 256).block
+    assert "Stopped the intermittent fasting" in block and "I'm doing intermittent fasting." not in block
+    events = [e for e in engine.store.events() if e.kind is EventKind.SUPERSEDED]
+    assert [e.detail_dict()["reason"] for e in events] == ["a newer message states a change to it"]
+    engine.close()
+
+
+def test_a_correction_that_names_the_old_value_retires_the_message_that_gave_it(clock):
+    engine = make_engine(clock, config=LOOSE)
+    _say(engine, clock, "My flight to Athens is on Tuesday.", "Wait, I mean Thursday, not Tuesday.")
+    assert _episodes(engine)["My flight to Athens is on Tuesday."] is MemoryStatus.SUPERSEDED
+    engine.close()
+
+
+def test_encouragement_between_two_people_retires_nothing(clock):
+    engine = make_engine(clock, config=LOOSE)
+    _say(engine, clock, "Jon, I know you can do it, don't quit the dance studio!", speaker="Gina")
+    _say(engine, clock, "Way to go, Jon! Don't quit the dance studio, it is your dream.", speaker="Gina")
+    assert set(_episodes(engine).values()) == {MemoryStatus.ACTIVE}
+    engine.close()
+
+
+def test_above_one_the_write_path_retires_nothing(clock):
+    engine = make_engine(clock, config=EngineConfig(retire_similarity=1.01))
+    _say(engine, clock, "I'm doing intermittent fasting.", "Stopped the intermittent fasting, it made me cranky.")
+    assert set(_episodes(engine).values()) == {MemoryStatus.ACTIVE}
+    engine.close()
+
+
+def test_by_default_with_minilm_the_old_habit_is_retired_when_written(clock):
+    from engram_core.adapters.minilm import MiniLMEmbedder
+
+    engine = make_engine(clock, embedder=MiniLMEmbedder())  # the shipped threshold, the shipped embedder
+    _say(engine, clock, "I'm a morning person.", "I'm no longer a morning person, night shifts changed that.")
+    block = engine.recall("Am I a morning person?", 256, reinforce=False).block
+    assert "no longer" in block and block.count("morning person") == 1
+    assert _episodes(engine)["I'm a morning person."] is MemoryStatus.SUPERSEDED
+    engine.close()
