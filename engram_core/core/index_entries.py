@@ -281,12 +281,27 @@ class IndexEntries:
         """How many rows' records are held (a loaded index starts with none)."""
         return sum(record is not None for record in self._records[: self._size].tolist())
 
+    def views(self, positions: list[int]) -> list[IndexEntry]:
+        """``[self[pos] for pos in positions]``, the records read in one request and checked in one pass."""
+        self.prefetch(positions)
+        records = self._records
+        return [IndexEntry(self, pos, records[pos]) for pos in positions]
+
+    def ids_at(self, positions: np.ndarray) -> list[str]:
+        """The memory ids of these rows (no record read)."""
+        return cast("list[str]", self._ids[: self._size][positions].tolist())
+
     def prefetch(self, positions: Sequence[int] | range | np.ndarray) -> None:
         """Read the records of these rows not held yet, in one request to the store."""
         records, size = self._records, self._size
-        missing = [pos for pos in dict.fromkeys(_within(int(p), size) for p in positions) if records[pos] is None]
-        if not missing:
+        rows = np.asarray(positions, dtype=np.int64)
+        if rows.size and (int(rows.min()) < -size or int(rows.max()) >= size):
+            raise IndexError(f"index entry out of range ({size} rows)")
+        rows = rows % max(size, 1)
+        held = records[rows].tolist()
+        if None not in held:  # every row read already: one pass in C
             return
+        missing = list(dict.fromkeys(pos for pos, record in zip(rows.tolist(), held, strict=True) if record is None))
         if self._fetch is None:
             raise StoreError("the recall index has no entry for a row it was built with")
         found = {memory.id: (memory, belief) for memory, belief in self._fetch([self._ids[p] for p in missing])}
