@@ -46,13 +46,11 @@ def _lexical(rt: Runtime, query: str, positions: dict[str, int], size: int,
              active_only: bool) -> tuple[np.ndarray, np.ndarray]:
     """BM25 evidence per row, scaled to [0, 1], and the matching rows best first."""
     raw = np.zeros(size, dtype=np.float64)
-    ranked = []
-    for memory_id, value in rt.store.lexical_search(query, rt.config.candidate_pool, active_only):
-        pos = positions.get(memory_id)
-        if pos is not None:
-            raw[pos] = value
-            ranked.append(pos)
-    return normalise_lexical(raw), np.array(ranked, dtype=np.int64)
+    found = [(pos, value) for memory_id, value in rt.store.lexical_search(query, rt.config.candidate_pool, active_only)
+             if (pos := positions.get(memory_id)) is not None]
+    ranked = np.array([pos for pos, _ in found], dtype=np.int64)
+    raw[ranked] = [value for _, value in found]
+    return normalise_lexical(raw), ranked
 
 
 def _links(links: np.ndarray, alive: np.ndarray) -> np.ndarray:
@@ -158,8 +156,9 @@ def _distinct(pool: Pool) -> Pool:
 
 def _veto(pool: Pool) -> Pool:
     """Never two current values of a single-valued (subject, predicate): keep the newest."""
-    drop = ledger.keep_newest([(c.id, c.entry.veto_key, c.entry.valid_from) for c in pool.candidates])
-    return replace(pool, candidates=[c for c in pool.candidates if c.id not in drop])
+    keyed = [(c.id, key, c.entry.valid_from) for c in pool.candidates if (key := c.entry.veto_key) is not None]
+    drop = ledger.keep_newest(keyed)  # a row without a key is never dropped: only the keyed are compared
+    return replace(pool, candidates=[c for c in pool.candidates if c.id not in drop]) if drop else pool
 
 
 def _reinforced(memory: Memory, now: datetime, config: EngineConfig) -> Memory:
