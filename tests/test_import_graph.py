@@ -178,7 +178,7 @@ EDGES = edges(KNOWN)
 
 def test_the_graph_is_read_from_every_package() -> None:
     assert {m.split(".")[0] for m in KNOWN} == set(PACKAGES)
-    assert "engram_core.core.packing" in {e.target for e in EDGES if e.source == "engram_core.usecases.recall"}
+    assert "engram_core.core.packing" in {e.target for e in EDGES if e.source == "engram_core.usecases.recall_pack"}
     assert any(e.lazy for e in EDGES if e.source == "engram_core.cli.main")  # its subcommands load on demand
 
 

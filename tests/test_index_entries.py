@@ -136,3 +136,19 @@ def test_a_closed_engine_is_freed_after_the_start_up_freeze(tmp_path) -> None:
         assert [ref() for ref in gone] == [None] * len(gone)
     finally:
         gc.unfreeze()
+
+
+def test_views_read_the_rows_asked_for_in_one_request_and_equal_one_by_one_views() -> None:
+    asked: list[list[str]] = []
+    rows = {f"mem_{n}": (full_memory(n), None) for n in range(6)}
+    entries = IndexEntries(lambda ids: asked.append(list(ids)) or [rows[i] for i in ids], list(rows))
+    views = entries.views([4, 1, 4, -1])
+    assert asked == [["mem_4", "mem_1", "mem_5"]]  # one request, each row once, negative positions from the end
+    assert [v.id for v in views] == ["mem_4", "mem_1", "mem_4", "mem_5"] and views[0] == entries[4]
+    assert entries.ids_at(np.array([5, 0, 2])) == ["mem_5", "mem_0", "mem_2"] and asked == [asked[0]]  # no read
+    entries.views([1, 4, 5])
+    assert len(asked) == 1 and entries.read_so_far() == 3  # held already: nothing read again
+    with pytest.raises(IndexError):
+        entries.views([2, 6])
+    with pytest.raises(IndexError):
+        entries.prefetch([-7])

@@ -14,7 +14,7 @@ from engram_core.core.model import MemoryKind
 from engram_core.core.answers import named_by_meaning
 from engram_core.core.render import (
     BLOCK_CLOSE, BLOCK_OPEN, COMPACT_CLOSE, COMPACT_OPEN, BlockForm, FactLabel, block_form, compact_fact,
-    fit_block, frame_text, heading_cost, line_cost, render_block, render_line,
+    day_heading, day_headings, fit_block, frame_text, heading_cost, line_cost, render_block, render_line,
 )
 
 from conftest import make_engine
@@ -207,3 +207,17 @@ def test_naming_by_meaning_needs_a_clear_best_label() -> None:
     assert named_by_meaning({"works at": 0.32, "job": 0.29}, 0.30, 0.05) is None  # too close to call
     assert named_by_meaning({"works at": 0.25}, 0.30, 0.05) is None  # too weak
     assert named_by_meaning({}, 0.30, 0.05) is None
+
+
+class _Unhashable(ConservativeTokenCounter):
+    __hash__ = None  # type: ignore[assignment]
+
+
+def test_day_headings_are_each_time_s_heading_and_each_day_s_cost() -> None:
+    times = [WHEN, WHEN + timedelta(hours=5), WHEN - timedelta(days=40),
+             WHEN.astimezone(timezone(timedelta(hours=-3)))]  # the day before where it was told
+    for tokens in (counter, _Unhashable()):
+        days, costs = day_headings(tokens, times)
+        assert days == [day_heading(t) for t in times] and days[0] == days[1] != days[3]
+        assert costs == {day_heading(t): heading_cost(tokens, BlockForm.FULL, t) for t in times}
+    assert day_headings(counter, []) == ([], {})

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from engram_core.core.config import EngineConfig
-from engram_core.core.scoring import CandidateArrays, breakdown_at, normalise_lexical, score_arrays
+from engram_core.core.scoring import (
+    CandidateArrays, breakdown_at, breakdowns_at, normalise_lexical, rounded, score_arrays,
+)
 
 CONFIG = EngineConfig()
 
@@ -54,3 +56,25 @@ def test_lexical_is_normalised_by_the_best_match() -> None:
 def test_forgetting_off_means_full_retention() -> None:
     parts = score_arrays(arrays(hours_since_access=[1e6]), EngineConfig(forgetting=False))
     assert parts["retention"][0] == 1.0
+
+
+def test_rounded_gives_what_round_gives_even_beside_a_half() -> None:
+    rng = np.random.default_rng(3)
+    values = np.concatenate([rng.random(50_000) * 4 - 1, rng.random(5_000) * 1e4])
+    halves = np.arange(-20_000, 20_000, dtype=np.float64) / 1e6 + 0.5e-6  # where scaling could tip the result
+    values = np.concatenate([values, halves, np.nextafter(halves, 1.0), np.nextafter(halves, -1.0), [0.0, -0.0]])
+    assert rounded(values) == [round(v, 6) for v in values.tolist()]
+    grid = rng.random((7, 3)).astype(np.float32)
+    assert rounded(grid) == [[round(float(v), 6) for v in row] for row in grid]
+    assert rounded(np.array([np.inf, -np.inf]))[:2] == [np.inf, -np.inf] and np.isnan(rounded(np.array([np.nan]))[0])
+
+
+def test_breakdowns_at_equal_one_breakdown_at_a_time() -> None:
+    rng = np.random.default_rng(5)
+    parts = score_arrays(arrays(cosine=rng.random(30).tolist(), lexical=rng.random(30).tolist(),
+                                importance=rng.random(30).tolist(), prior=[0.06] * 30, stability_hours=[24.0] * 30,
+                                hours_since_access=(rng.random(30) * 100).tolist(),
+                                hours_since_created=(rng.random(30) * 1000).tolist()), CONFIG)
+    positions = [7, 0, 29, 7, 12]
+    assert breakdowns_at(parts, positions) == [breakdown_at(parts, p) for p in positions]
+    assert breakdowns_at(parts, []) == []

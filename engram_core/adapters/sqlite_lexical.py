@@ -154,7 +154,9 @@ class LexicalCache:
             matched[postings.rowids] = True
         matched &= rows.active if active_only else rows.exists
         best = _best_first(np.flatnonzero(matched), total, limit)
-        return [(rows.ids[r], max(0.0, float(total[r]))) for r in best]
+        evidence = total[best]
+        return list(zip(rows.ids[best].tolist(), np.where(evidence > 0.0, evidence, 0.0).tolist(),  # max(0.0, e)
+                        strict=True))
 
 
 def _best_first(found: np.ndarray, total: np.ndarray, limit: int) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache, wraps
 from typing import TypeVar
 
@@ -164,11 +164,17 @@ def belief_from_row(row: sqlite3.Row) -> Belief:
     )
 
 
-def event_params(e: Event) -> dict:
+def event_params(e: Event, at: str | None = None) -> dict:
     return {
-        "id": e.id, "at": to_storage(e.at), "kind": e.kind.value, "memory_id": e.memory_id,
+        "id": e.id, "at": to_storage(e.at) if at is None else at, "kind": e.kind.value, "memory_id": e.memory_id,
         "belief_id": e.belief_id, "message_id": e.message_id, "detail": json.dumps(dict(e.detail)),
     }
+
+
+def events_params(events: Sequence[Event]) -> list[dict]:
+    """``event_params`` of each, each distinct time written once: a recall's events share one."""
+    stamps = {moment: to_storage(moment) for moment in {e.at for e in events}}  # equal instants: equal text
+    return [event_params(e, stamps[e.at]) for e in events]
 
 
 @readable("events")

@@ -308,7 +308,7 @@ class SqliteStore(UsageRows, StaleReviewRows, ExchangeRows, WorkingFileRows, Rec
             self.conn.executemany(
                 "INSERT INTO events (id, at, kind, memory_id, belief_id, message_id, detail) "
                 "VALUES (:id, :at, :kind, :memory_id, :belief_id, :message_id, :detail)",
-                [rows.event_params(e) for e in events],
+                rows.events_params(events),
             )
 
     def delete_events(self, kind: str, before: datetime) -> int:

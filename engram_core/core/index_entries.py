@@ -43,6 +43,7 @@ _KINDS = {kind.value: kind for kind in MemoryKind}
 _STATUSES = {status.value: status for status in MemoryStatus}
 _CARDINALITIES = {cardinality.value: cardinality for cardinality in Cardinality}
 _FORMS = {form.value: form for form in BlockForm}
+_FORM_NAMES = {form: form.value for form in BlockForm}
 # A row's record: its memory's record, its belief's, then what recall keeps about it.
 _MEMORY, _BELIEF, _VETO, _VALID_FROM, _LINES, _STALE, _KEY, _KEY_OF, _CHANGE, _CHANGE_OF = range(10)
 # Positions in a memory's record.
@@ -110,7 +111,8 @@ class IndexEntry:
 
     @property
     def id(self) -> str:
-        return cast("str", self._record[_MEMORY][_ID])
+        value: str = self._record[_MEMORY][_ID]
+        return value
 
     @property
     def kind(self) -> MemoryKind:
@@ -118,19 +120,23 @@ class IndexEntry:
 
     @property
     def text(self) -> str:
-        return cast("str", self._record[_MEMORY][_TEXT])
+        value: str = self._record[_MEMORY][_TEXT]
+        return value
 
     @property
     def created_at(self) -> datetime:
-        return cast("datetime", self._record[_MEMORY][_CREATED])
+        value: datetime = self._record[_MEMORY][_CREATED]
+        return value
 
     @property
     def provenance(self) -> tuple[str, ...]:
-        return cast("tuple[str, ...]", self._record[_MEMORY][_PROVENANCE])
+        value: tuple[str, ...] = self._record[_MEMORY][_PROVENANCE]
+        return value
 
     @property
     def belief_id(self) -> str | None:
-        return cast("str | None", self._record[_MEMORY][_BELIEF_ID])
+        value: str | None = self._record[_MEMORY][_BELIEF_ID]
+        return value
 
     @property
     def memory(self) -> Memory:
@@ -141,16 +147,19 @@ class IndexEntry:
     def belief(self) -> Belief | None:
         """The current belief the memory states, if any (made once per view)."""
         if self._belief is False:
-            self._belief = belief_from_record(self._record[_BELIEF])
+            held = self._record[_BELIEF]
+            self._belief = None if held is None else belief_from_record(held)
         return self._belief  # type: ignore[return-value]
 
     @property
     def veto_key(self) -> str | None:
-        return cast("str | None", self._record[_VETO])
+        value: str | None = self._record[_VETO]
+        return value
 
     @property
     def valid_from(self) -> datetime:
-        return cast("datetime", self._record[_VALID_FROM])
+        value: datetime = self._record[_VALID_FROM]
+        return value
 
     @property
     def rendered(self) -> dict[BlockForm, tuple[str, int]]:
@@ -171,7 +180,8 @@ class IndexEntry:
             key = " ".join(text.lower().split())
             self._write(record[:_KEY] + (key, text) + record[_CHANGE:])
             return key
-        return cast("str", record[_KEY])
+        key_held: str = record[_KEY]
+        return key_held
 
     @property
     def states_a_change(self) -> bool:
@@ -191,7 +201,7 @@ class IndexEntry:
 
         Kept per form while rendering gives the same line: counting 400 candidates' tokens on every recall
         was a quarter of recall time (docs/benchmarks.md, section 4)."""
-        record, name = self._record, form.value
+        record, name = self._record, _FORM_NAMES[form]  # a dict, not the enum's ``value`` descriptor: 400 a recall
         lines, stale = record[_LINES], record[_STALE]
         cached = None
         for held, line, tokens in lines:
@@ -281,12 +291,27 @@ class IndexEntries:
         """How many rows' records are held (a loaded index starts with none)."""
         return sum(record is not None for record in self._records[: self._size].tolist())
 
+    def views(self, positions: list[int]) -> list[IndexEntry]:
+        """``[self[pos] for pos in positions]``, the records read in one request and checked in one pass."""
+        self.prefetch(positions)
+        records = self._records
+        return [IndexEntry(self, pos, records[pos]) for pos in positions]
+
+    def ids_at(self, positions: np.ndarray) -> list[str]:
+        """The memory ids of these rows (no record read)."""
+        return cast("list[str]", self._ids[: self._size][positions].tolist())
+
     def prefetch(self, positions: Sequence[int] | range | np.ndarray) -> None:
         """Read the records of these rows not held yet, in one request to the store."""
         records, size = self._records, self._size
-        missing = [pos for pos in dict.fromkeys(_within(int(p), size) for p in positions) if records[pos] is None]
-        if not missing:
+        rows = np.asarray(positions, dtype=np.int64)
+        if rows.size and (int(rows.min()) < -size or int(rows.max()) >= size):
+            raise IndexError(f"index entry out of range ({size} rows)")
+        rows = rows % max(size, 1)
+        held = records[rows].tolist()
+        if None not in held:  # every row read already: one pass in C
             return
+        missing = list(dict.fromkeys(pos for pos, record in zip(rows.tolist(), held, strict=True) if record is None))
         if self._fetch is None:
             raise StoreError("the recall index has no entry for a row it was built with")
         found = {memory.id: (memory, belief) for memory, belief in self._fetch([self._ids[p] for p in missing])}

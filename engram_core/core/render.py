@@ -117,6 +117,15 @@ def _heading_tokens(tokens: TokenCounter, heading: str) -> int:
     return _counted(tokens, text) if isinstance(tokens, Hashable) else tokens.count(text)
 
 
+def day_headings(tokens: TokenCounter, times: Sequence[datetime]) -> tuple[list[str], dict[str, int]]:
+    """``day_heading`` of each time, and ``heading_cost`` in the full form of each distinct heading: one pass
+    over recall's candidates (400 of them), each day counted once."""
+    days = [_heading(when.year, when.month, when.day) for when in times]
+    if isinstance(tokens, Hashable):
+        return days, {day: _counted(tokens, day + "\n") for day in dict.fromkeys(days)}
+    return days, {day: tokens.count(day + "\n") for day in dict.fromkeys(days)}
+
+
 def render_line(kind: MemoryKind, text: str, when: datetime, form: BlockForm = BlockForm.FULL,
                 fact: FactLabel | None = None) -> str:
     """"- text" for an episode (the common kind goes unnamed), "- fact: text" for the rest; the date is

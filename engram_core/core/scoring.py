@@ -104,6 +104,36 @@ def breakdown_at(parts: dict[str, np.ndarray], index: int) -> ScoreBreakdown:
     return ScoreBreakdown(**{name: round(float(values[index]), 6) for name, values in parts.items()})
 
 
+def breakdowns_at(parts: dict[str, np.ndarray], positions: list[int]) -> list[ScoreBreakdown]:
+    """``breakdown_at`` for each of ``positions``, the same values in one pass over the arrays."""
+    if not positions:
+        return []
+    names = list(parts)
+    columns = rounded(np.stack([np.asarray(parts[name][positions], dtype=np.float64) for name in names], axis=1))
+    return [ScoreBreakdown(**dict(zip(names, row, strict=True))) for row in columns]
+
+
+ROUNDING = 6  # decimal places of every breakdown value (and of the score recall packs by)
+_SCALE = 10.0 ** ROUNDING
+
+
+def rounded(values: np.ndarray) -> list:  # type: ignore[type-arg]  # nested lists of floats, as tolist gives
+    """``round(float(v), 6)`` of each value, as ``tolist`` nests them: numpy rounds (scale, round half to
+    even, scale back: 5 us for 400 values against 110 us for 400 calls of ``round``), and the values whose
+    scaled form sits near a half, where the scaling's own rounding could tip the result, go through
+    ``round``. Elsewhere the two agree: the scaled value is off by under an ulp, and dividing the whole
+    number by 10**6 is correctly rounded, as ``round``'s decimal-to-float conversion is."""
+    values = np.asarray(values, dtype=np.float64)
+    with np.errstate(invalid="ignore"):  # inf and nan are never near a half: ``np.round`` keeps them
+        scaled = values * _SCALE
+        near_half = np.abs(np.abs(scaled - np.floor(scaled)) - 0.5) < 1e-6
+    result = np.round(values, ROUNDING)
+    if near_half.any():
+        for at in zip(*np.nonzero(near_half), strict=True):
+            result[at] = round(float(values[at]), ROUNDING)
+    return result.tolist()  # type: ignore[no-any-return]
+
+
 def hours_since(times: list[datetime], now: datetime) -> np.ndarray:
     seconds = np.array([(now - t).total_seconds() for t in times], dtype=np.float64)
     return np.maximum(seconds, 0.0) / 3600.0

@@ -2,52 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timezone
-from typing import NamedTuple
 
 import numpy as np
 
 from engram_core.core import ledger
-from engram_core.core.answers import ANSWER_TIER, answer_tiers, attribute_label, named_by_meaning
 from engram_core.core.config import EngineConfig
 from engram_core.core.entities import named_entities
-from engram_core.core.index import ActiveIndex, IndexEntry, epoch_hours
-from engram_core.core.model import (
-    AccessState, Belief, Cardinality, Event, EventKind, Memory, MemoryKind, MemoryStatus, RecallItem, RecallResult,
-)
-from engram_core.core.packing import Packable, pack_under_budget
+from engram_core.core.index import ActiveIndex, epoch_hours
+from engram_core.core.model import AccessState, Event, EventKind, Memory, MemoryStatus, RecallResult
 from engram_core.core.restatements import demoted, restated, retracted, retracts
-from engram_core.core.render import (
-    BlockForm, FactLabel, block_form, day_heading, fit_block, frame_text, heading_cost, line_cost, render_block,
-    render_line,
-)
 from engram_core.core.retention import hours_between, reinforced_stability, retention
-from engram_core.usecases.runtime import Runtime
-from engram_core.core.scoring import CandidateArrays, breakdown_at, normalise_lexical, rank_fusion, score_arrays
+from engram_core.core.scoring import CandidateArrays, normalise_lexical, rank_fusion, rounded, score_arrays
 from engram_core.core.timeframes import TOLD_WITHIN, named_window
-from engram_core.core.words import carries, meaning
-
-
-class Candidate(NamedTuple):  # a tuple: 400 are made per recall, a frozen dataclass took twice as long
-    id: str  # the memory's
-    entry: IndexEntry  # the row's fields, read from its record: the memory is made only when asked for
-    position: int  # row in the score arrays
-    score: float  # rounded as in the breakdown: the packing order
-
-    @property
-    def memory(self) -> Memory:
-        return self.entry.memory
-
-
-@dataclass(frozen=True, eq=False)
-class Pool:
-    """The best candidates, and every score component to explain the few that get packed."""
-
-    candidates: list[Candidate]
-    parts: dict[str, np.ndarray]
-    fillers: frozenset[str] = frozenset()  # faded memories that match too weakly to wake: they only fill room
+from engram_core.usecases.recall_pack import Candidate, Pool, pack_pool
+from engram_core.usecases.runtime import Runtime
 
 
 def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool) -> Pool:
@@ -76,13 +46,11 @@ def _lexical(rt: Runtime, query: str, positions: dict[str, int], size: int,
              active_only: bool) -> tuple[np.ndarray, np.ndarray]:
     """BM25 evidence per row, scaled to [0, 1], and the matching rows best first."""
     raw = np.zeros(size, dtype=np.float64)
-    ranked = []
-    for memory_id, value in rt.store.lexical_search(query, rt.config.candidate_pool, active_only):
-        pos = positions.get(memory_id)
-        if pos is not None:
-            raw[pos] = value
-            ranked.append(pos)
-    return normalise_lexical(raw), np.array(ranked, dtype=np.int64)
+    found = [(pos, value) for memory_id, value in rt.store.lexical_search(query, rt.config.candidate_pool, active_only)
+             if (pos := positions.get(memory_id)) is not None]
+    ranked = np.array([pos for pos, _ in found], dtype=np.int64)
+    raw[ranked] = [value for _, value in found]
+    return normalise_lexical(raw), ranked
 
 
 def _links(links: np.ndarray, alive: np.ndarray) -> np.ndarray:
@@ -140,13 +108,12 @@ def _index_candidates(rt: Runtime, index: ActiveIndex, query: str, qv: np.ndarra
     room_in_cold_tier = max(0, rt.config.wake_pool - int(np.count_nonzero(eligible & cold)))
     fill = _best_of(parts["similarity"], cold & ~eligible, rt.config.fill_similarity, room_in_cold_tier)
     entries = index.entries
-    entries.prefetch(np.concatenate([chosen, fill]))  # a loaded index reads the entries it lacks in one query
-    fillers = frozenset(entries[i].id for i in fill.tolist())
     chosen = np.concatenate([chosen, fill])
-    scores = parts["score"][chosen].tolist()  # Python floats: round() as in the breakdown
-    views = [entries[i] for i in chosen.tolist()]
-    return Pool([Candidate(view.id, view, i, round(score, 6))
-                 for view, i, score in zip(views, chosen.tolist(), scores, strict=False)], parts, fillers)
+    positions = chosen.tolist()
+    views = entries.views(positions)  # a loaded index reads the entries it lacks in one query
+    # Scores rounded as in the breakdown: the packing order.
+    candidates = list(map(Candidate, entries.ids_at(chosen), views, positions, rounded(parts["score"][chosen])))
+    return Pool(candidates, parts, frozenset(entries.ids_at(fill)))
 
 
 def _eligible(parts: dict[str, np.ndarray], critical: np.ndarray, archived: np.ndarray, alive: np.ndarray,
@@ -189,118 +156,9 @@ def _distinct(pool: Pool) -> Pool:
 
 def _veto(pool: Pool) -> Pool:
     """Never two current values of a single-valued (subject, predicate): keep the newest."""
-    drop = ledger.keep_newest([(c.id, c.entry.veto_key, c.entry.valid_from) for c in pool.candidates])
-    return replace(pool, candidates=[c for c in pool.candidates if c.id not in drop])
-
-
-FILLER_OFFSET = 10.0  # below any score and answer tier: a filler packs only into room nothing else took
-
-
-class Headings(NamedTuple):
-    """Each candidate's day in the full block and what that day's heading costs (none in the compact form)."""
-
-    day: dict[str, str]
-    tokens: dict[str, int]
-
-
-def _headings(rt: Runtime, candidates: list[Candidate], form: BlockForm) -> Headings:
-    if form is not BlockForm.FULL:
-        return Headings({}, {})
-    day = {c.id: day_heading(c.entry.created_at) for c in candidates}
-    firsts = {day[c.id]: c.entry.created_at for c in candidates}
-    return Headings(day, {d: heading_cost(rt.tokens, form, when) for d, when in firsts.items()})
-
-
-def _packables(candidates: list[Candidate], rendered: dict[str, tuple[str, int]],
-               tiers: dict[str, float], fillers: frozenset[str] = frozenset(),
-               history: Callable[[], frozenset[str]] = frozenset,
-               headings: Headings | None = None) -> list[Packable]:
-    """A distilled fact displaces the raw episode it came from when it carries what the episode said
-    (a name fact never stands in for the sentence that also gave the job); ``tiers`` lift answers
-    above the rest."""
-    episodes_by_message: dict[str, list[IndexEntry]] = {}
-    for c in candidates:
-        if c.entry.kind is MemoryKind.EPISODE:
-            for mid in c.entry.provenance:
-                episodes_by_message.setdefault(mid, []).append(c.entry)
-    packables = []
-    for c in candidates:
-        displaces: tuple[str, ...] = ()
-        if c.entry.belief_id is not None:
-            displaces = tuple(e.id for mid in c.entry.provenance for e in episodes_by_message.get(mid, ())
-                              if carries(c.entry.text, e.text, history()))
-        score = c.score + tiers.get(c.id, 0.0) - (FILLER_OFFSET if c.id in fillers else 0.0)
-        day = headings.day.get(c.id, "") if headings else ""
-        packables.append(Packable(c.id, score, rendered[c.id][1], displaces, day,
-                                  headings.tokens.get(day, 0) if headings else 0))
-    return packables
-
-
-def _retired_words(rt: Runtime) -> Callable[[], frozenset[str]]:
-    """What the ledger's retired values say, read at most once a recall and only when a fact could stand
-    in for a sentence."""
-    found: list[frozenset[str]] = []
-
-    def words() -> frozenset[str]:
-        if not found:
-            found.append(meaning(" ".join(b.object for b in rt.store.all_beliefs() if not b.is_current())))
-        return found[0]
-    return words
-
-
-def _line(entry: IndexEntry, form: BlockForm) -> str:
-    belief = entry.belief
-    fact = FactLabel(belief.predicate, belief.object) if belief is not None else None
-    return render_line(entry.kind, entry.text, entry.created_at, form, fact)
-
-
-def _rendered(rt: Runtime, candidates: list[Candidate], form: BlockForm) -> dict[str, tuple[str, int]]:
-    """Each candidate's line in this form and what it adds to the block (cached in the index)."""
-    def render(entry: IndexEntry) -> str:
-        return _line(entry, form)
-
-    def count(line: str) -> int:
-        return line_cost(rt.tokens, form, line)
-    return {c.id: c.entry.line_and_tokens(form, render, count) for c in candidates}
-
-
-def _item(candidate: Candidate, line: str, tokens: int, parts: dict[str, np.ndarray]) -> RecallItem:
-    entry = candidate.entry
-    return RecallItem(entry.id, entry.kind, entry.text, line, tokens, breakdown_at(parts, candidate.position),
-                      entry.provenance, entry.created_at)
-
-
-def _tiers_by_meaning(rt: Runtime, qv: np.ndarray, beliefs: list[tuple[str, Belief | None]]) -> dict[str, float]:
-    """When no word of the question names an attribute: the one its meaning names, if any, leads.
-
-    Only single-valued attributes (one current value: where one lives, one's employer), so the
-    answer is one line and a label many beliefs share ("likes") never floods the block.
-    """
-    labels = {mid: label for mid, belief in beliefs
-              if belief is not None and belief.cardinality is Cardinality.ONE and (label := attribute_label(belief))}
-    distinct = sorted(set(labels.values()))
-    if not distinct:
-        return {}
-    similarity = dict(zip(distinct, (rt.label_vectors(distinct) @ qv).tolist(), strict=True))
-    named = named_by_meaning(similarity, rt.config.answer_similarity, rt.config.answer_margin)
-    return {mid: ANSWER_TIER for mid, label in labels.items() if label == named} if named else {}
-
-
-def _pack(rt: Runtime, query: str, qv: np.ndarray, budget: int, pool: Pool, as_of: datetime | None) -> RecallResult:
-    form = block_form(budget, rt.config.full_block_from_tokens)
-    rendered = _rendered(rt, pool.candidates, form)
-    frame = rt.tokens.count(frame_text(form))
-    beliefs = [(c.id, c.entry.belief) for c in pool.candidates]
-    tiers = answer_tiers(beliefs, query) or _tiers_by_meaning(rt, qv, beliefs)
-    packables = _packables(pool.candidates, rendered, tiers, pool.fillers, _retired_words(rt),
-                           _headings(rt, pool.candidates, form))
-    chosen = pack_under_budget(packables, budget - frame) if budget > frame else ()
-    by_id = {c.id: c for c in pool.candidates}
-    times = [by_id[p.key].entry.created_at for p in chosen]
-    kept, used = fit_block(rt.tokens, form, [rendered[p.key][0] for p in chosen], budget, times)
-    items = tuple(_item(by_id[p.key], rendered[p.key][0], p.tokens, pool.parts) for p in chosen[:kept])
-    block = render_block([i.line for i in items], form, times[:kept])
-    return RecallResult(query, budget, items, used, block, as_of)
+    keyed = [(c.id, key, c.entry.valid_from) for c in pool.candidates if (key := c.entry.veto_key) is not None]
+    drop = ledger.keep_newest(keyed)  # a row without a key is never dropped: only the keyed are compared
+    return replace(pool, candidates=[c for c in pool.candidates if c.id not in drop]) if drop else pool
 
 
 def _reinforced(memory: Memory, now: datetime, config: EngineConfig) -> Memory:
@@ -348,7 +206,7 @@ def recall_now(rt: Runtime, query: str, budget: int, reinforce: bool = True) -> 
     now = rt.now()
     index = rt.index()
     pool = _distinct(_veto(_without_restated(rt, index, _index_candidates(rt, index, query, qv, now))))
-    result = _pack(rt, query, qv, budget, pool, None)
+    result = pack_pool(rt, query, qv, budget, pool, None)
     if reinforce and result.items:
         result = replace(result, events=_reinforce(rt, result, now, pool.fillers))
     return result
@@ -374,4 +232,4 @@ def recall_as_of(rt: Runtime, query: str, budget: int, when: datetime) -> Recall
         index.columns["accessed_h"][pos] = index.columns["created_h"][pos]
     pool = _index_candidates(rt, index, query, qv, when, active_only=False)
     kept = [c for c in pool.candidates if c.entry.belief_id is None or c.id in beliefs]
-    return _pack(rt, query, qv, budget, replace(pool, candidates=kept), when)
+    return pack_pool(rt, query, qv, budget, replace(pool, candidates=kept), when)
