@@ -204,3 +204,35 @@ def test_a_family_members_move_is_theirs(engine, clock):
     _say(engine, clock, "I live in Lisbon.", "My sister Ana lives in Porto.", "Ana moved to Faro.")
     assert _current(engine, "sister") == {("lives_in", "Faro")}
     assert _current(engine) == {("lives_in", "Lisbon"), ("family_sister", "Ana")}
+
+
+@pytest.mark.parametrize(("before", "after", "predicate", "old", "new"), [
+    ("I work at Accenture.", "Left Accenture for Capgemini, better team.", "works_at", "Accenture", "Capgemini"),
+    ("I work for the NHS.", "I've moved from the NHS to Bupa, the private side pays better.", "works_at", "the NHS",
+     "Bupa"),
+    ("I live in Berlin.", "I moved from Berlin to Munich.", "lives_in", "Berlin", "Munich"),
+])
+def test_a_switch_that_names_the_old_value_replaces_the_belief_that_holds_it(engine, clock, before, after,
+                                                                            predicate, old, new):
+    _say(engine, clock, before, after)
+    current = _current(engine)
+    assert (predicate, new) in current and (predicate, old) not in current
+
+
+def test_a_switch_from_a_value_nobody_held_keeps_only_what_the_rules_read(engine, clock):
+    _say(engine, clock, "I moved from Berlin to Munich.")  # no Berlin held: the move still says where one lives
+    assert _current(engine) == {("lives_in", "Munich")}
+    _say(engine, clock, "Left Accenture for Capgemini.")  # nothing held to replace: no belief from it
+    assert _current(engine) == {("lives_in", "Munich")}
+
+
+@pytest.mark.parametrize("idiom", ["quit chocolate for good, 3 weeks clean", "I left work for the day."])
+def test_for_a_time_is_not_a_new_value(engine, clock, idiom):
+    _say(engine, clock, "I love chocolate.", idiom)
+    assert not any(obj in ("good", "the day", "day") for _, obj in _current(engine))
+
+
+def test_quoted_words_after_said_and_a_comma_are_someone_elses(engine, clock):
+    _say(engine, clock, "I live in Ghent.",
+         "My colleague Pieter said, 'I live in Bruges now, the commute is killing me.'")
+    assert _current(engine) == {("lives_in", "Ghent")}

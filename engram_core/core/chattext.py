@@ -18,7 +18,7 @@ _SHORTHAND = {
     "wanna": "want to", "lil": "little", "bro": "brother", "sis": "sister", "gf": "girlfriend", "bf": "boyfriend",
     "fav": "favourite", "fave": "favourite", "n": "and", "w": "with", "yrs": "years", "rly": "really",
     "hs": "high school", "sry": "sorry", "nvm": "never mind", "coz": "because", "cuz": "because",
-    "bc": "because", "thx": "thanks", "ppl": "people", "luv": "love", "r": "are", "b4": "before",
+    "bc": "because", "tho": "though", "thx": "thanks", "ppl": "people", "luv": "love", "r": "are", "b4": "before",
 }
 # The words the rules key on: a one-letter slip in one of them ("livng", "husbnd", "anymroe") is read as it.
 KEY_WORDS = frozenset("""
@@ -102,7 +102,7 @@ def normalise_chat(text: str) -> str:
 
 _OPEN = re.compile(r"(?:(?<=^)|(?<=[\s:(]))['\"](?=\w)")
 _SPOKEN = re.compile(r"(?:\b(?:said|says|say|saying|told|tells|tell|asked|asks|introduced\s+\w+|texted|wrote|"
-                     r"shouted|replied|goes|went)|:)\s*$", re.I)
+                     r"shouted|replied|goes|went)\s*,?|:)\s*$", re.I)
 _CLOSE = re.compile(r"(?<=[\w.!?,])['\"](?=[\s.,!?;:)]|$)")
 
 

@@ -46,6 +46,8 @@ def _swap(text: str, old: str, new: str) -> str:
 def _corrected_value(held: str, old: str, new: str) -> str:
     """"maple street" with "street" corrected to "maple avenue" is "maple avenue", not "maple maple avenue"."""
     rest = value_words(held) - value_words(old)
+    if not rest:  # the whole value replaced ("the NHS" by "Bupa"): the new one as said
+        return new
     return new if rest & value_words(new) else _swap(held, old, new)
 
 

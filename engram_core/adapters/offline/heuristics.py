@@ -253,6 +253,9 @@ def _clause_facts(clause: str, ctx: _Context) -> list[FactDraft]:
     if (_is_question(statement) and not disclosed) or _HYPOTHETICAL.search(statement) or _REPORTED.search(statement):
         return []
     statement = statement.rstrip("?")
+    if (switched := _switch(statement, ctx)) is not None:
+        draft, rest = switched
+        return [draft, *(_apply_rules(rest, ctx, Negation.NONE) if rest else [])]
     changed = _without_negation(statement, _CHANGE_NEGATIONS)
     found = _apply_rules(changed, ctx, Negation.CHANGE) if changed else []
     found = found or _apply_rules(statement, ctx, Negation.NONE)
@@ -267,6 +270,35 @@ _CORRECTION = re.compile(
     r"I meant|I meant to say|I wanted to say|I want to say|it's|its|it is|that's|should be|make that)[,:!.]?\s+)*)"
     r"(?P<new>[\w:'&.-]+(?:\s+[\w:'&.-]+){0,3}?)(?P<comma>,?)\s+not\s+(?:the\s+|a\s+|an\s+)?"
     r"(?P<old>[\w:'&-]+(?:\s+[\w:'&-]+){0,3}?)[.!]*$", re.I)
+
+
+# "Left Accenture for Capgemini", "moved from the NHS to Bupa": a switch names the old value and the new.
+_VALUE = r"(?:the\s+|my\s+|our\s+|a\s+|an\s+)?(?P<{0}>[\w'&.-]+(?:\s+[\w'&.-]+){{0,3}}?)"
+_SWITCH_END = r"(?=\s*(?:$|[,.;!]|\s+(?:and|but|because|since|so|last|this|in|on|after|at)\b))"
+_SWITCHES = (
+    re.compile(r"\b(?:left|quit|swapped|traded|ditched|dropped)\s+" + _VALUE.format("old") + r"\s+(?:in\s+)?for\s+"
+               r"(?!(?:good|now|ever|real|a\s+(?:while|bit|few)|the\s+\w+|\d+|some|years|months|weeks|days|today|"
+               r"tonight|tomorrow)\b)" + _VALUE.format("new") + _SWITCH_END, re.I),
+    re.compile(r"\b(?:moved|switched|changed|upgraded|transferred|relocated)\s+(?:over\s+)?from\s+"
+               + _VALUE.format("old") + r"\s+to\s+" + _VALUE.format("new") + _SWITCH_END, re.I),
+)
+_NOT_BEFORE = re.compile(r"\b(?:not|never|n't|didn't|haven't|won't)\b", re.I)
+
+
+def _switch(clause: str, ctx: _Context) -> tuple[FactDraft, str] | None:
+    """"Left A for B": B replaces whichever current belief of the subject holds A, settled against the
+    ledger like a correction (when none holds A, that draft makes no belief). Also the clause without
+    its "from A", for the ordinary rules: "I moved from Berlin to Munich" still says where one lives."""
+    for pattern in _SWITCHES:
+        m = pattern.search(clause)
+        if m is not None and _NOT_BEFORE.search(clause[:m.start()]) is None:
+            new, old = m.group("new").strip(" ,."), m.group("old").strip(" ,.")
+            rest = clause.replace(m.group(0), m.group(0).split(" from ")[0] + " to " + m.group("new"), 1) \
+                if " from " in m.group(0).lower() else ""
+            return FactDraft(subject=ctx.subject, predicate="corrects", object=new,
+                             statement=f"{ctx.display} has {new} instead of {old}.", importance=0.7, revision=True,
+                             replaces=old), rest
+    return None
 
 
 def _correction(clause: str, ctx: _Context) -> FactDraft | None:
