@@ -1,14 +1,16 @@
-"""Episodes a message retires: when the bookkeeper reads a change, the older words of it stop surfacing.
+"""Episodes a message retires: when a message states a change, the older words of it stop surfacing.
 
 The ledger retires an old value's belief, and the episodes of the message that stated it
 (``writepath._supersede_episodes``). When the old value made no belief ("I've been an
 engineer at Northwind for five years", then "today was my first day at Contoso"), or the
 message ends something no belief held ("Stopped the intermittent fasting"), the older
-episode kept surfacing as current. Here, planned with no transaction open like the facts,
-a message that the bookkeeper read as a change (a new single-valued belief), or that says
-something stopped, retires the older episodes of the same person that it names and is close
-to in meaning (``restatements.retired_by``). The episodes are superseded, not deleted: their
-history and ``recall --as-of`` keep them.
+episode kept surfacing as current. Here a message that states a change (a new single-valued
+belief read in a sentence with a change cue, the speaker saying something of theirs stopped,
+or a value it names as replaced: "Thursday, not Tuesday") retires the older episodes of the
+same person that it names and is close to in meaning (``restatements.retired_by``). It runs
+inside the write's short transaction, after the planned facts are applied: store reads only,
+no model call. The episodes are superseded, not deleted: their history and ``recall --as-of``
+keep them.
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ def _older_episodes(rt: Runtime, text: str, vector: np.ndarray, before: datetime
 
 def planned_retirements(rt: Runtime, text: str, vector: np.ndarray, occurred_at: datetime,
                         plans: Sequence[FactPlan]) -> tuple[str, ...]:
-    """Ids of the older episodes this message retires (read with no transaction open)."""
+    """Ids of the older episodes this message retires, given the facts planned from it (store reads only)."""
     if rt.config.retire_similarity > 1.0:
         return ()
     trigger = _trigger(text, plans)
