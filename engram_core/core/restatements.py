@@ -1,11 +1,16 @@
-"""Recall's second line of defence for truth: a newer restatement with a change cue retires the older one.
+"""When a newer memory retires an older one of the same person: on the write path, and at recall.
+
+On the write path (``retired_by``, applied by ``usecases/retractions``): a message that states a
+change, in a sentence that names an older episode ("Stopped the intermittent fasting"; "Thursday,
+not Tuesday"), supersedes it. On by default.
 
 The write path retires an old value whenever the bookkeeper can tell it changed. When it cannot
 ("Sydney's home now, moved up on the weekend" after "I'm living in Melbourne"), both episodes stay
 and the old one would keep surfacing as current. Here, among recall's candidates, a newer memory
 that restates the same slot (the same person, and close in meaning: the embedding, not a template)
 and carries a change cue ("now", "anymore", "switched", "no longer", "gave up", "started") keeps the
-older one out of the block. Memories flagged as possibly stale (``dependents``) are ranked lower.
+older one out of the block (``restated``, ``retracted``: both off by default, for what they cost
+real conversations). Memories flagged as possibly stale (``dependents``) are ranked lower.
 
 Pure: recall applies them once to its candidate pool, with the open reviews it reads.
 """
