@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engram_core.core.model import Cardinality, Memory, MemoryKind, MemoryStatus, Verdict
+from engram_core.core.model import Cardinality, Memory, MemoryKind, Verdict
 from engram_core.core.restatements import (
     changing_sentences, replaced_values, retired_by, stopping_sentences,
 )
@@ -72,20 +72,15 @@ def _older_episodes(rt: Runtime, text: str, vector: np.ndarray, before: datetime
     return found
 
 
-def planned_retirements(rt: Runtime, text: str, vector: np.ndarray, occurred_at: datetime,
-                        plans: Sequence[FactPlan]) -> tuple[str, ...]:
-    """Ids of the older episodes this message retires, given the facts planned from it (store reads only)."""
+def retired_episodes(rt: Runtime, text: str, vector: np.ndarray, occurred_at: datetime,
+                     plans: Sequence[FactPlan]) -> list[Memory]:
+    """The older, still recallable episodes this message retires, given the facts planned from it."""
     if rt.config.retire_similarity > 1.0:
-        return ()
+        return []
     trigger = _trigger(text, plans)
     if trigger is None:
-        return ()
+        return []
     older = _older_episodes(rt, text, vector, occurred_at)
-    return tuple(retired_by(text, trigger.said, older, rt.config.retire_similarity, trigger.besides,
+    chosen = set(retired_by(text, trigger.said, older, rt.config.retire_similarity, trigger.besides,
                             trigger.values))
-
-
-def still_recallable(rt: Runtime, ids: Sequence[str]) -> list[Memory]:
-    """Inside the apply transaction: the planned episodes that are still recallable."""
-    return [m for m in rt.store.memories_by_ids(list(ids)) if m.status in RECALLABLE
-            and m.status is not MemoryStatus.SUPERSEDED]
+    return [memory for memory, _ in older if memory.id in chosen]

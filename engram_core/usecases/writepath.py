@@ -16,7 +16,7 @@ from engram_core.core.model import (
     MemoryStatus, Message, Scalar, Verdict, WriteResult,
 )
 from engram_core.core.retention import RECALLABLE, initial_stability
-from engram_core.usecases.retractions import planned_retirements, still_recallable
+from engram_core.usecases.retractions import retired_episodes
 from engram_core.usecases.runtime import Runtime
 from engram_core.core.verdicts import parse_assessment
 from engram_core.usecases.writeplan import (
@@ -166,10 +166,10 @@ def apply_fact(rt: Runtime, plan: FactPlan, log: WriteLog) -> None:
 def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Message,
                      plans: tuple[FactPlan, ...], log: WriteLog) -> None:
     """Older episodes this message retires (``retractions``) leave recall, superseded by what it stored."""
-    ids = planned_retirements(rt, text, vector, message.occurred_at, plans)
+    retired = retired_episodes(rt, text, vector, message.occurred_at, plans)
     successor = next((m.id for m in log.memories if message.id in m.provenance), None)
     now = rt.now()
-    for memory in still_recallable(rt, ids):
+    for memory in retired:
         set_status(rt, memory, MemoryStatus.SUPERSEDED, now, successor)
         log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=memory.id, message_id=message.id,
                                    successor=successor, reason="a newer message states a change to it"))
