@@ -136,11 +136,14 @@ def test_recall_leaves_out_an_episode_restated_later_with_a_change_cue(clock):
     from engram_core.adapters.minilm import MiniLMEmbedder
 
     said = ("Our weekly team sync is on Mondays.", "Our weekly team sync is on Thursdays now.")  # no belief made
-    engine = make_engine(clock, embedder=MiniLMEmbedder(), config=EngineConfig(restatement_similarity=0.55))
+    # The write path would retire the Monday episode itself ("Thursdays now": a new value said to hold
+    # now); turned off here, so that this tests the recall-time veto alone.
+    engine = make_engine(clock, embedder=MiniLMEmbedder(),
+                         config=EngineConfig(restatement_similarity=0.55, retire_similarity=1.01))
     _say(engine, clock, *said)
     block = engine.recall("When is the team sync?", 256, reinforce=False).block
     assert "Thursdays" in block and "Mondays" not in block
-    off = make_engine(clock, embedder=MiniLMEmbedder())  # the default: the veto is off
+    off = make_engine(clock, embedder=MiniLMEmbedder(), config=EngineConfig(retire_similarity=1.01))  # no veto
     _say(off, clock, *said)
     assert "Mondays" in off.recall("When is the team sync?", 256, reinforce=False).block  # the veto did it
     engine.close()

@@ -8,8 +8,11 @@ import pytest
 from conftest import START, make_engine
 
 from engram_core.core.config import EngineConfig
+from engram_core.core.words import meaning
 from engram_core.core.model import EventKind, Memory, MemoryKind, MemoryStatus
-from engram_core.core.restatements import changing_sentences, replaced_values, retired_by, stopping_sentences
+from engram_core.core.restatements import (
+    _speaker_of, changing_sentences, new_values, replaced_values, retired_by, stopping_sentences, updating_sentences,
+)
 
 pytestmark = pytest.mark.both_stores
 
@@ -43,6 +46,10 @@ def _memory(mid: str, text: str, hours: float = 0.0) -> Memory:
     ("Gina: Thanks! I won't quit, even when it's hard.", False),  # a resolve, not a change
     ("Did you stop running?", False),
     ("anyone else would quit and you're not going to", False),
+    ("Not gluten-free anymore, the test was wrong.", True),  # "not" opening the clause: the speaker's
+    ("The juice cleanse is over, thank god.", True),
+    ("Ditched the standing desk, my back hated it.", True),
+    ("I dropped off the kids at school.", False),  # "dropped off" is an errand
 ])
 def test_what_says_that_something_of_the_speakers_stopped(text, stops):
     assert bool(stopping_sentences(text)) is stops
@@ -60,6 +67,49 @@ def test_what_says_that_something_of_the_speakers_stopped(text, stops):
 ])
 def test_the_values_a_message_says_it_replaces(text, values):
     assert [set(v) for v in replaced_values(text)] == values
+
+
+@pytest.mark.parametrize(("text", "update"), [
+    ("Our book club meets on Fridays now.", True),  # a value said to hold now, at the end of its clause
+    ("Sorry, Mr. Okoro, not Okonkwo.", True),  # "Mr." ends no sentence
+    ("We renamed the hamster Noodle last night.", True),
+    ("My last day at Ocado was Friday.", True),
+    ("I left Brighton in the spring, now I'm in Hove.", True),
+    ("Sorry to hear about the flood, Jon.", False),  # sympathy, not a correction
+    ("I'm so sorry, that sounds awful.", False),
+    ("I also go climbing now.", False),  # a value added beside the old one
+    ("Are you at Globex now?", False),  # a question updates nothing
+])
+def test_what_says_a_value_was_updated(text, update):
+    assert bool(updating_sentences(text)) is update
+
+
+def test_the_values_an_update_states_are_its_names_and_numbers():
+    assert set(new_values(updating_sentences("ugh, typo: the code ends in 3390"))) == {"3390"}
+    assert set(new_values(updating_sentences("The band is called Low Tide now."))) == meaning("Low Tide")
+
+
+def test_a_clause_before_a_colon_is_not_a_speaker():
+    assert _speaker_of("The school wrote to me: the trip is on the 9th.") == "user"
+    assert _speaker_of("Caroline: the trip is on the 9th.") == "caroline"
+
+
+def test_an_update_retires_the_older_episode_that_names_its_slot_with_another_value():
+    older = [(_memory("old", "Our book club meets on Tuesdays."), 0.6),
+             (_memory("same", "The book club meets on Fridays, I think."), 0.6),  # already says the new value
+             (_memory("sister", "My sister's book club meets on Mondays."), 0.6)]  # someone else's
+    said = "Our book club meets on Fridays now."
+    update = updating_sentences(said)
+    assert retired_by(said, update, older, 0.4, fresh=new_values(update)) == ["old"]
+
+
+def test_someone_introduced_by_name_is_the_same_person_when_named_again():
+    older = [(_memory("cousin", "My cousin Priya studies law in Leeds."), 0.6)]
+    said = "Priya moved to Bristol for her training contract."
+    update = updating_sentences(said)
+    assert retired_by(said, update, older, 0.4, fresh=new_values(update)) == ["cousin"]
+    other = "Moved to Bristol for my training contract."  # the user, not the cousin
+    assert retired_by(other, updating_sentences(other), older, 0.4, fresh=new_values(updating_sentences(other))) == []
 
 
 def test_only_the_sentences_that_state_a_change_are_read_for_what_they_name():
@@ -108,6 +158,21 @@ def test_a_correction_that_names_the_old_value_retires_the_message_that_gave_it(
     engine = make_engine(clock, config=LOOSE)
     _say(engine, clock, "My flight to Athens is on Tuesday.", "Wait, I mean Thursday, not Tuesday.")
     assert _episodes(engine)["My flight to Athens is on Tuesday."] is MemoryStatus.SUPERSEDED
+    engine.close()
+
+
+def test_a_rename_retires_the_episode_with_the_old_name(clock):
+    engine = make_engine(clock, config=LOOSE)
+    _say(engine, clock, "Our rabbit is called Clover.", "We renamed the rabbit Mochi, Clover never fit him.")
+    assert _episodes(engine)["Our rabbit is called Clover."] is MemoryStatus.SUPERSEDED
+    engine.close()
+
+
+def test_sympathy_retires_nothing(clock):
+    engine = make_engine(clock, config=LOOSE)
+    _say(engine, clock, "Maria: How did the shelter fundraiser go, John?",
+         "Maria: Sorry to hear the shelter fundraiser went badly, John. Is Max okay now?")
+    assert set(_episodes(engine).values()) == {MemoryStatus.ACTIVE}
     engine.close()
 
 

@@ -49,9 +49,10 @@ CHANGE_CUE = re.compile(
     r"I\s+meant|mistake)\b", re.I)
 # "Also", "too", "as well": a value added beside the old one, not instead of it.
 ADDITIVE_CUE = re.compile(r"\b(?:also|too|as\s+well|another|second|both|additionally|plus|besides)\b", re.I)
-_SPEAKER = re.compile(r"^(?P<who>[A-Z][\w .'-]{0,40}):\s")
+# A speaker's name: up to three capitalised words ("Caroline: ..."), not a clause ("The bank wrote me: ...").
+_SPEAKER = re.compile(r"^(?P<who>(?-i:[A-Z][\w.'-]*)(?:\s(?-i:[A-Z][\w.'-]*)){0,2}):\s")
 _PEOPLE = re.compile(
-    r"\b(?:my|our|his|her)\s+(?:\w+\s+)?(?P<who>wife|husband|partner|boyfriend|girlfriend|son|daughter|kids?|"
+    r"\b(?:my|our|his|her|the)\s+(?:\w+\s+)?(?P<who>wife|husband|partner|boyfriend|girlfriend|son|daughter|kids?|"
     r"children|mom|mum|mother|dad|father|brother|sister|parents|grand\w+|aunt|uncle|cousin|niece|nephew|"
     r"friend|boss|colleague|roommate|flatmate|neighbou?r|teacher|dog|cat|in-laws?)\b", re.I)
 _OTHER_PRONOUN = re.compile(r"\b(?:he|she|he's|she's|they're)\b", re.I)
@@ -157,11 +158,11 @@ def _said(text: str) -> str:
     return text[found.end():] if found else text
 
 
-def _anchored(old: str, new: str, besides: frozenset[str] = frozenset()) -> bool:
+def _anchored(old: str, new: str, besides: frozenset[str] = frozenset(), least: int = RETRACTION_ANCHORS) -> bool:
     """The retraction names what it retracts: two content words of the older text, or one name in it
     (words of ``besides``, the new value, do not count: naming the new value is not naming the old one)."""
     old_said, new_said = _said(old), _said(new)
-    if len((meaning(old_said) & meaning(new_said)) - besides) >= RETRACTION_ANCHORS:
+    if len((meaning(old_said) & meaning(new_said)) - besides) >= least:
         return True
     names = {n for n in set(_NAME.findall(old_said)) & set(_NAME.findall(new_said)) if n.lower() not in besides}
     return bool(names)
@@ -195,10 +196,13 @@ def retracted(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray,
 
 # What says something stopped, and what makes it a resolve instead ("I won't quit", "never give up").
 _STOP_WORD = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+more|stopped|quit|quitted|"
-                        r"gave\s+up|given\s+up|cut\s+out|not\s+\w+(?:ing)?\s+more)\b", re.I)
+                        r"gave\s+up|given\s+up|cut\s+out|not\s+\w+(?:ing)?\s+more|ditched|binned|"
+                        r"dropped(?!\s+(?:off|by|in|out|me|him|her|them|it|the\s+kids))|(?:'s|\s+is)\s+over)\b", re.I)
 _SELF = re.compile(r"\b(?:I|I'm|I've|Im|Ive|we|we're|we've)\b", re.I)
+_OTHERS = re.compile(r"\b(?:you|your|he|his|she|her|they|their)\b", re.I)
 _RESOLVE = re.compile(r"\b(?:won't|will\s+not|never|can't|cannot|gonna|going\s+to|would|should|must)\b", re.I)
-_CLAUSES = re.compile(r"[.!?;]+\s*")
+_CLAUSES = re.compile(r"(?<!\b(?:Mr|Ms|Dr|St))(?<!\bMrs)[.!?;]+\s*")
+_ENDS = re.compile(r"(?<!\b(?:Mr|Ms|Dr|St))(?<!\bMrs)([.!?;]+)\s*")
 RETIRED_PER_MESSAGE = 2  # a change retracts what was said of it, not a whole topic: the closest few
 
 
@@ -207,8 +211,10 @@ def _clause_stops(clause: str) -> bool:
     if found is None:
         return False
     before = clause[:found.start()]
-    if not before.strip() or found.group(0).lower().startswith("no "):
-        return True  # "Stopped the fasting", "no more macchiatos", "no longer vegan"
+    if not before.strip() or found.group(0).lower().startswith("no ") or re.match(r"\s*not\b", before, re.I):
+        return True  # "Stopped the fasting", "no more macchiatos", "no longer vegan", "not raw anymore"
+    if found.group(0).lower().endswith("over"):
+        return _OTHERS.search(before) is None  # "the cleanse is over"; not "your shift is over"
     self_at = [m.end() for m in _SELF.finditer(before)]
     return bool(self_at) and _RESOLVE.search(before[self_at[-1]:]) is None
 
@@ -243,6 +249,36 @@ _REPLACING = (
 )
 
 
+_VALUE = re.compile(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z][\w'&-]+)|\b[\w:/-]*\d[\w:/-]*")
+# What says a value was updated or set right, on its own: a correction ("Sorry, ...", "I mean", "typo"), a
+# rename, a move, or a value said to hold "now" at the end of its clause ("I'm at Arup now").
+UPDATE_CUE = re.compile(
+    r"^\W*sorry\W*$|\b(?:oops|typo|I\s+mean|I\s+meant|correction|nvm|never\s*mind|misread|wrong|mixed\s+(?:\w+\s+)?up|"
+    r"renamed|rebranded|renaming|new\s+name|changed\s+(?:the|my|our|its|his|her)\s+(?:\w+\s+)?(?:name|to)|"
+    r"moved\s+(?:back\s+)?(?:to|in(?:to)?)|officially|switched\s+to|(?:first|last)\s+day\s+(?:at|in|with)|"
+    r"now\s+(?:I|I'm|I\s+am|we|we're|it|it's|its|he|she|they)|(?:left|quit)\s+(?-i:[A-Z]))\b"
+    r"|\b\w+\s+now\s*(?:$|[,.;!])", re.I)
+_COMMAS = re.compile(r",\s*")
+
+
+def updating_sentences(text: str) -> str:
+    """The sentences that say a value was updated or set right (``UPDATE_CUE``); empty when none do."""
+    return " ".join(c for c in _statements(_said(text))
+                    if any(UPDATE_CUE.search(p) and ADDITIVE_CUE.search(p) is None for p in _COMMAS.split(c)))
+
+
+def _statements(text: str) -> list[str]:
+    """The sentences of a text that are not questions, without their stops."""
+    parts = _ENDS.split(text)  # sentence, its stop, sentence, its stop, ...
+    return [part.strip() for part, end in zip(parts[::2], [*parts[1::2], ""], strict=True)
+            if part.strip() and "?" not in end]
+
+
+def new_values(said: str) -> frozenset[str]:
+    """The value-like words of ``said``: names and numbers ("Kumasi", "4417")."""
+    return frozenset().union(*(meaning(m.group(0)) for m in _VALUE.finditer(said)))
+
+
 def replaced_values(text: str) -> tuple[frozenset[str], ...]:
     """The words of each value the text says it replaces (``_REPLACING``); none in a question."""
     said = _said(text)
@@ -253,7 +289,8 @@ def replaced_values(text: str) -> tuple[frozenset[str], ...]:
 
 
 def retired_by(text: str, said: str, older: Sequence[tuple[Memory, float]], least_similarity: float,
-               besides: frozenset[str] = frozenset(), values: Sequence[frozenset[str]] = ()) -> list[str]:
+               besides: frozenset[str] = frozenset(), values: Sequence[frozenset[str]] = (),
+               fresh: frozenset[str] = frozenset()) -> list[str]:
     """Ids of the older raw episodes that a newer message stating a change retires, pure: of the same
     person and the people they are about, close in meaning (``older`` pairs each with its cosine to the
     message ``text``) and named by ``said``, the sentences of it that state the change (``_anchored``;
@@ -266,11 +303,24 @@ def retired_by(text: str, said: str, older: Sequence[tuple[Memory, float]], leas
     the recall-time rules above ask of any change cue, and cost real conversations their evidence."""
     speaker, people = _speaker_of(text), _people(text)
     names = besides | {_speaker(old) for old, _ in older} | {speaker}
+    least = 1 if fresh else RETRACTION_ANCHORS  # a new value said to replace: the slot's word names it
     found = [(cosine, old.id) for old, cosine in older
              if old.kind is MemoryKind.EPISODE and not old.critical and cosine >= least_similarity
-             and _speaker(old) == speaker and same_people(_people(old.text), people)
-             and (_says_one(old.text, values) if values else _anchored(old.text, said, names))]
+             and _speaker(old) == speaker
+             and (same_people(_people(old.text), people) or _named_person(old.text, text))
+             and (_says_one(old.text, values) if values else _anchored(old.text, said, names, least))
+             and (not fresh or bool(fresh - meaning(_said(old.text))))]
     return [mid for _, mid in sorted(found, reverse=True)[:RETIRED_PER_MESSAGE]]
+
+
+_NAMED = re.compile(_PEOPLE.pattern + r",?\s+(?P<name>(?-i:[A-Z][\w'-]+))", re.I)
+
+
+def _named_person(old: str, new: str) -> bool:
+    """The newer text calls by name someone the older one introduced ("my cousin Ravi", then "Ravi
+    graduated"): the same person, though the newer one says no "my cousin"."""
+    named = {m.group("name") for m in _NAMED.finditer(_said(old))}
+    return bool(named) and any(re.search(rf"\b{re.escape(n)}\b", _said(new)) for n in named)
 
 
 def _says_one(text: str, values: Sequence[frozenset[str]]) -> bool:

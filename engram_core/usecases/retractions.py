@@ -23,7 +23,7 @@ import numpy as np
 
 from engram_core.core.model import Cardinality, Memory, MemoryKind, Verdict
 from engram_core.core.restatements import (
-    changing_sentences, replaced_values, retired_by, stopping_sentences,
+    changing_sentences, new_values, replaced_values, retired_by, stopping_sentences, updating_sentences,
 )
 from engram_core.core.retention import RECALLABLE
 from engram_core.core.words import meaning
@@ -43,6 +43,7 @@ class Trigger(NamedTuple):
     said: str  # the sentences that state the change: what must name the older episode
     besides: frozenset[str]  # the new values' words, which name nothing old
     values: tuple[frozenset[str], ...] = ()  # the values it says it replaces: what the older one must say
+    fresh: frozenset[str] = frozenset()  # the values it states: the older one must lack one of them
 
 
 def _trigger(text: str, plans: Sequence[FactPlan]) -> Trigger | None:
@@ -57,7 +58,11 @@ def _trigger(text: str, plans: Sequence[FactPlan]) -> Trigger | None:
     if stopping:
         return Trigger(stopping, frozenset())
     values = replaced_values(text)
-    return Trigger(text, frozenset(), values) if values else None
+    if values:
+        return Trigger(text, frozenset(), values)
+    updating = updating_sentences(text)
+    fresh = new_values(updating)
+    return Trigger(updating, frozenset(), fresh=fresh) if fresh else None
 
 
 def _older_episodes(rt: Runtime, text: str, vector: np.ndarray, before: datetime) -> list[tuple[Memory, float]]:
@@ -82,5 +87,5 @@ def retired_episodes(rt: Runtime, text: str, vector: np.ndarray, occurred_at: da
         return []
     older = _older_episodes(rt, text, vector, occurred_at)
     chosen = set(retired_by(text, trigger.said, older, rt.config.retire_similarity, trigger.besides,
-                            trigger.values))
+                            trigger.values, trigger.fresh))
     return [memory for memory, _ in older if memory.id in chosen]
