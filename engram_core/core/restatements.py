@@ -201,8 +201,9 @@ _STOP_WORD = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+
 _SELF = re.compile(r"\b(?:I|I'm|I've|Im|Ive|we|we're|we've)\b", re.I)
 _OTHERS = re.compile(r"\b(?:you|your|he|his|she|her|they|their)\b", re.I)
 _RESOLVE = re.compile(r"\b(?:won't|will\s+not|never|can't|cannot|gonna|going\s+to|would|should|must)\b", re.I)
-_CLAUSES = re.compile(r"(?<!\b(?:Mr|Ms|Dr|St))(?<!\bMrs)[.!?;]+\s*")
-_ENDS = re.compile(r"(?<!\b(?:Mr|Ms|Dr|St))(?<!\bMrs)([.!?;]+)\s*")
+_NOT_AFTER_TITLE = r"(?<!\b(?:Mr|Ms|Dr|St))(?<!\bMrs)"  # "Mr." ends no sentence
+_CLAUSES = re.compile(_NOT_AFTER_TITLE + r"[.!?;]+\s*")
+_ENDS = re.compile(_NOT_AFTER_TITLE + r"([.!?;]+)\s*")  # the same, keeping each stop
 RETIRED_PER_MESSAGE = 2  # a change retracts what was said of it, not a whole topic: the closest few
 
 
@@ -298,8 +299,12 @@ def retired_by(text: str, said: str, older: Sequence[tuple[Memory, float]], leas
     name: a long turn shares words with many older ones by chance); the closest ``RETIRED_PER_MESSAGE``.
     With ``values`` (``replaced_values``), the older episode must say one of them instead.
 
+    With ``fresh`` (``new_values`` of ``updating_sentences``), the older episode must lack one of those
+    values, and one shared content word names it (the slot: "street", "cat").
+
     The write path asks only when the bookkeeper read a change in the message (a new single-valued
-    belief in words that state a change) or the speaker says something stopped (``stopping_sentences``);
+    belief in words that state a change), the speaker says something stopped (``stopping_sentences``),
+    the message names the value it replaces, or it says a value was updated (``updating_sentences``);
     the recall-time rules above ask of any change cue, and cost real conversations their evidence."""
     speaker, people = _speaker_of(text), _people(text)
     names = besides | {_speaker(old) for old, _ in older} | {speaker}

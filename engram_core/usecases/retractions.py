@@ -6,7 +6,8 @@ engineer at Northwind for five years", then "today was my first day at Contoso")
 message ends something no belief held ("Stopped the intermittent fasting"), the older
 episode kept surfacing as current. Here a message that states a change (a new single-valued
 belief read in a sentence with a change cue, the speaker saying something of theirs stopped,
-or a value it names as replaced: "Thursday, not Tuesday") retires the older episodes of the
+a value it names as replaced: "Thursday, not Tuesday", or a sentence saying a value was updated,
+with a name or number of its own: "Sorry, Mr. Shah") retires the older episodes of the
 same person that it names and is close to in meaning (``restatements.retired_by``). It runs
 inside the write's short transaction, after the planned facts are applied: store reads only,
 no model call. The episodes are superseded, not deleted: their history and ``recall --as-of``
@@ -49,7 +50,8 @@ class Trigger(NamedTuple):
 def _trigger(text: str, plans: Sequence[FactPlan]) -> Trigger | None:
     """What states a change in the message: a new single-valued belief in words that say so ("now",
     "moved", "renamed"; a belief alone is not a change in a chat), the speaker saying something
-    stopped, or the message naming the value it replaces ("Thursday, not Tuesday"). None when nothing does."""
+    stopped, the message naming the value it replaces ("Thursday, not Tuesday"), or a sentence saying a
+    value was updated with a value of its own ("it's Windrush Way now"). None when nothing does."""
     changing = changing_sentences(text)
     changed = _reads_a_change(plans) if changing else []
     if changed:
