@@ -62,8 +62,11 @@ def test_a_superseded_home_sends_its_dependents_to_review_and_nothing_changes_wi
     assert {a.action for _, a in review} == {"confirm", "forget"}
     assert all("Lisbon" in a.reason for _, a in review)
     assert engine.get_memory(dentist.id).status is MemoryStatus.ACTIVE  # proposing changes nothing
-    forget = next(aid for aid, a in review if a.action == "forget")
-    engine.dream_apply(proposal.id, [forget])
+    flagged = engine.store.possibly_stale()  # the episode, and the fact read from it ("dentist in Lisbon")
+    assert dentist.id in flagged and all("Lisbon" in why for why in flagged.values())
+    forgets = [f"a{i + 1}" for i, a in enumerate(proposal.actions)
+               if a.action == "forget" and set(a.memory_ids) <= set(flagged)]
+    engine.dream_apply(proposal.id, forgets)
     assert engine.get_memory(dentist.id).status is MemoryStatus.DELETED
     assert engine.store.possibly_stale() == {}
     engine.close()
@@ -75,10 +78,11 @@ def test_a_confirmed_dependent_stays_and_leaves_review(clock):
     _say(engine, clock, "I moved to Madrid last week.")
     dentist = next(m for m in engine.memories() if "dentist" in m.text)
     assert dentist.id in engine.store.possibly_stale()
+    flagged = set(engine.store.possibly_stale())  # the episode, and the fact read from it
     proposal = engine.dream()
-    confirm = next(f"a{i + 1}" for i, a in enumerate(proposal.actions)
-                   if a.memory_ids == (dentist.id,) and a.action == "confirm")
-    engine.dream_apply(proposal.id, [confirm])
+    confirms = [f"a{i + 1}" for i, a in enumerate(proposal.actions)
+                if set(a.memory_ids) <= flagged and a.action == "confirm"]
+    engine.dream_apply(proposal.id, confirms)
     assert engine.get_memory(dentist.id).status is MemoryStatus.ACTIVE
     assert engine.store.possibly_stale() == {}
     assert not any(a.memory_ids == (dentist.id,) for a in engine.dream().actions)

@@ -189,8 +189,8 @@ EXTRACTION = [
     ("My birthday is on May 3", "birthday", "May 3"),
     ("I got married", "relationship_status", "married"),
     ("I'm training for a marathon", "goal", "training for a marathon"),
-    ("I have a dentist appointment on Friday at 3pm", "plan", "a dentist appointment on Friday at 3pm"),
-    ("I'm flying to Tokyo next Friday", "plan", "flying to Tokyo next Friday"),
+    ("I have a dentist appointment on Friday at 3pm", "scheduled", "a dentist appointment on Friday at 3pm"),
+    ("I'm flying to Tokyo next Friday", "scheduled", "flying to Tokyo next Friday"),
 ]
 
 
@@ -565,7 +565,7 @@ def test_assess_json_round_trips_through_the_parser():
     data = json.loads(raw)
     assert set(data) == {"importance", "facts"}
     assert set(data["facts"][0]) == {"subject", "predicate", "object", "statement", "kind", "importance",
-                                     "cardinality", "negated", "critical", "revision", "tentative", "replaces"}
+                                     "cardinality", "negated", "critical", "revision", "tentative", "replaces", "slot"}
     assert data["facts"][1]["kind"] == "fact" and data["facts"][1]["cardinality"] == "many"
     assessment = parse_assessment(raw, default_importance=0.5)
     assert not assessment.fallback

@@ -11,7 +11,8 @@ from engram_core.core.config import EngineConfig
 from engram_core.core.words import meaning
 from engram_core.core.model import EventKind, Memory, MemoryKind, MemoryStatus
 from engram_core.core.restatements import (
-    _speaker_of, changing_sentences, new_values, replaced_values, retired_by, stopping_sentences, updating_sentences,
+    CLOSE_SIMILARITY, _speaker_of, changing_sentences, new_values, replaced_values, retired_by, stopping_sentences,
+    updating_sentences,
 )
 
 pytestmark = pytest.mark.both_stores
@@ -50,6 +51,12 @@ def _memory(mid: str, text: str, hours: float = 0.0) -> Memory:
     ("The juice cleanse is over, thank god.", True),
     ("Ditched the standing desk, my back hated it.", True),
     ("I dropped off the kids at school.", False),  # "dropped off" is an errand
+    ("cant do spicy anymore, my stomach gave up on me", True),  # "can't ... anymore", the "I" left out
+    ("ok bubble tea is dead to me, way too sweet", True),
+    ("clubbing isnt for me anymore, prefer a quiet pub tbh", True),
+    ("I've gone right off fantasy this year.", True),
+    ("The milk has gone off.", False),  # nothing of the speaker's
+    ("Is it dead to you now?", False),
 ])
 def test_what_says_that_something_of_the_speakers_stopped(text, stops):
     assert bool(stopping_sentences(text)) is stops
@@ -199,4 +206,50 @@ def test_by_default_with_minilm_the_old_habit_is_retired_when_written(clock):
     block = engine.recall("Am I a morning person?", 256, reinforce=False).block
     assert "no longer" in block and block.count("morning person") == 1
     assert _episodes(engine)["I'm a morning person."] is MemoryStatus.SUPERSEDED
+    engine.close()
+
+
+def test_one_shared_word_names_an_older_episode_only_when_very_close_in_meaning():
+    said = "Whole30's over, eating normally again."
+    close = [(_memory("close", "I'm doing Whole30."), CLOSE_SIMILARITY + 0.05)]
+    loose = [(_memory("loose", "I'm doing Whole30."), CLOSE_SIMILARITY - 0.05)]
+    assert retired_by(said, stopping_sentences(said), close, 0.4) == ["close"]
+    assert retired_by(said, stopping_sentences(said), loose, 0.4) == []  # two words needed at this distance
+
+
+def test_a_value_named_as_replaced_retires_the_older_episode_about_other_people_too():
+    older = [(_memory("party", "My mum's party is at the Red Lion, my brother does the slides."), 0.5)]
+    said = "Ugh, it's the White Hart, not the Red Lion, the Red Lion was my cousin's wedding."
+    assert retired_by(said, said, older, 0.4, values=replaced_values(said)) == ["party"]
+
+
+def _current(engine) -> set[str]:
+    return {b.object for b in engine.store.current_beliefs()}
+
+
+def test_what_a_message_says_stopped_ends_the_beliefs_it_names_and_only_those(clock):
+    engine = make_engine(clock, config=LOOSE)
+    _say(engine, clock, "I love horror films and jazz.",
+         "Can't watch horror films anymore since the baby, I jump at everything. Jazz is still my thing though.")
+    assert _current(engine) == {"jazz"}
+    ended = next(b for b in engine.store.all_beliefs() if b.object == "horror films")
+    assert ended.valid_to is not None and ended.superseded_by is None  # history, not erased
+    block = engine.recall("What films do I like?", 256, reinforce=False).block
+    assert "loves horror films" not in block
+    engine.close()
+
+
+def test_a_value_the_message_says_still_holds_is_not_ended(clock):
+    engine = make_engine(clock, config=LOOSE)
+    _say(engine, clock, "Raw vegan here.", "Not raw anymore, just regular vegan.")
+    assert "Raw vegan" in _current(engine)  # "vegan" still holds: no false retirement
+    engine.close()
+
+
+def test_a_critical_fact_is_never_ended_by_a_stop_in_passing(clock):
+    """A critical episode is never retired, so the facts read from it never end on a stop in passing."""
+    engine = make_engine(clock, config=LOOSE)
+    _say(engine, clock, "I'm allergic to peanuts and I love peanut-free brownies.",
+         "Stopped the peanuts brownie thing, too much sugar.")
+    assert "peanuts" in _current(engine)
     engine.close()

@@ -120,6 +120,12 @@ def close_belief(old: Belief, successor_id: str, world_end: datetime, now: datet
     return replace(old, valid_to=end, expired_at=now, superseded_by=successor_id)
 
 
+def end_belief(old: Belief, world_end: datetime, now: datetime) -> Belief:
+    """A value said to have stopped ("Can't watch horror anymore"): its world interval ends, with no
+    successor; nothing is overwritten."""
+    return replace(old, valid_to=max(world_end, old.valid_from), expired_at=now)
+
+
 def retire_belief(old: Belief, now: datetime) -> Belief:
     """Forget: the engine stops holding the belief (system time) without a successor."""
     return replace(old, expired_at=now)

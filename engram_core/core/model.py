@@ -175,6 +175,9 @@ class FactDraft:
     revision: bool = False  # the message signals a change ("moved", "renamed", "actually ... now")
     tentative: bool = False  # the wording only suggests the fact ("I'm Sam"): it never replaces a held value
     replaces: str | None = None  # a correction ("Tuesday, not Monday"): the value it corrects
+    # A correction that says only its new value ("nvm, July 27"): the words naming the slot it fills
+    # ("our street" in "it's Windrush Way now"), or "" when it corrects the newest value of its shape.
+    slot: str | None = None
 
 
 @dataclass(frozen=True)

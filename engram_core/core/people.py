@@ -14,6 +14,8 @@ from dataclasses import replace
 
 from engram_core.core.ledger import value_words
 from engram_core.core.model import Belief, FactDraft
+from engram_core.core.values import replace_value
+from engram_core.core.words import meaning
 
 USER = "user"
 CORRECTION = "corrects"  # the predicate of a draft that only says "X, not Y"
@@ -66,3 +68,25 @@ def resolve_correction(draft: FactDraft, current: Sequence[Belief]) -> tuple[Fac
                         cardinality=held.cardinality, negated=held.predicate.startswith("not:"), revision=True,
                         replaces=None)
     return corrected, held
+
+
+def _slot_named(belief: Belief, slot: frozenset[str]) -> bool:
+    """The slot's words name the belief: "street" in "The user's street is Station Road"."""
+    named = meaning(belief.predicate.replace("_", " ")) | (meaning(belief.statement) - meaning(belief.object))
+    return bool(slot & named)
+
+
+def resolve_shaped(draft: FactDraft, current: Sequence[Belief]) -> tuple[FactDraft, Belief] | None:
+    """A correction that says only its new value ("nvm its july 27", "it's Windrush Way now"): the newest
+    current belief holding one value of the same shape (a date for a date, a name for a name), of the
+    slot the sentence names when it names one, and the draft that puts the new value in its place.
+    None when no belief fits: then the message is only kept as an episode."""
+    slot = meaning(draft.slot or "")
+    for held in sorted(current, key=lambda b: b.valid_from, reverse=True):
+        value = replace_value(held.object, draft.object)
+        if value is None or held.predicate.startswith("not:") or (slot and not _slot_named(held, slot)):
+            continue
+        statement = _swap(held.statement, held.object, value) if held.object in held.statement else draft.statement
+        return replace(draft, subject=held.subject, predicate=held.predicate, object=value, statement=statement,
+                       cardinality=held.cardinality, revision=True, replaces=None, slot=None), held
+    return None

@@ -32,7 +32,8 @@ as true now, about themselves or about other people.
 Answer with one JSON object only:
 {{"importance": 0.0-1.0, "facts": [{{"subject": "...", "predicate": "...", "object": "...", "statement": "...",
   "kind": "fact|preference|skill", "importance": 0.0-1.0, "cardinality": "one|many",
-  "negated": false, "critical": false, "revision": false, "tentative": false, "replaces": null}}]}}
+  "negated": false, "critical": false, "revision": false, "tentative": false, "replaces": null,
+  "slot": null}}]}}
 
 Rules:
 - importance: 0.1 small talk, 0.5 useful context, 0.8+ lasting personal facts, 0.95+ health or safety.
@@ -51,6 +52,9 @@ Rules:
   replace a value already held.
 - replaces: for a correction or a rename ("Tuesday, not Monday", "Quill is now Inkwell"), the old value;
   then object is the new one.
+- slot: for a correction that says only the new value ("nvm, it's July 27", "it's Windrush Way now"),
+  with predicate "corrects": the words naming what it corrects ("our street"), or "" when nothing
+  does; Engram replaces the held value of the same shape (a date for a date, a name for a name).
 - No facts from questions, hypotheticals, wishes or plans ("what if I took the job in Oslo?", "someday I
   want to run a bakery"), from the past ("back when I was a waiter"), from chatter about a passing state
   ("I'm tired", "I'm on my way"), or from words quoted from someone else. Empty list when unsure."""

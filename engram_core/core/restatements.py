@@ -197,7 +197,9 @@ def retracted(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray,
 # What says something stopped, and what makes it a resolve instead ("I won't quit", "never give up").
 _STOP_WORD = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+more|stopped|quit|quitted|"
                         r"gave\s+up|given\s+up|cut\s+out|not\s+\w+(?:ing)?\s+more|ditched|binned|"
-                        r"dropped(?!\s+(?:off|by|in|out|me|him|her|them|it|the\s+kids))|(?:'s|\s+is)\s+over)\b", re.I)
+                        r"dropped(?!\s+(?:off|by|in|out|me|him|her|them|it|the\s+kids))|(?:'s|\s+is)\s+over|"
+                        r"gone\s+(?:right\s+)?off|went\s+off|(?:is|'s)\s+dead\s+to\s+me|isn'?t\s+for\s+me)\b", re.I)
+_ELIDED_CANT = re.compile(r"\s*(?:can'?t|cannot|couldn'?t)\b", re.I)
 _SELF = re.compile(r"\b(?:I|I'm|I've|Im|Ive|we|we're|we've)\b", re.I)
 _OTHERS = re.compile(r"\b(?:you|your|he|his|she|her|they|their)\b", re.I)
 _RESOLVE = re.compile(r"\b(?:won't|will\s+not|never|can't|cannot|gonna|going\s+to|would|should|must)\b", re.I)
@@ -207,13 +209,18 @@ _ENDS = re.compile(_NOT_AFTER_TITLE + r"([.!?;]+)\s*")  # the same, keeping each
 RETIRED_PER_MESSAGE = 2  # a change retracts what was said of it, not a whole topic: the closest few
 
 
-def _clause_stops(clause: str) -> bool:
+def clause_stops(clause: str) -> bool:
+    """Whether one clause says something of the speaker's stopped (``stopping_sentences``)."""
     found = _STOP_WORD.search(clause)
     if found is None:
         return False
     before = clause[:found.start()]
     if not before.strip() or found.group(0).lower().startswith("no ") or re.match(r"\s*not\b", before, re.I):
         return True  # "Stopped the fasting", "no more macchiatos", "no longer vegan", "not raw anymore"
+    if found.group(0).lower().endswith(" me"):
+        return _OTHERS.search(before) is None  # "bubble tea is dead to me", "clubbing isnt for me anymore"
+    if _ELIDED_CANT.match(before) and found.group(0).lower().startswith("any"):
+        return True  # "cant do spicy anymore": the "I" left out
     if found.group(0).lower().endswith("over"):
         return _OTHERS.search(before) is None  # "the cleanse is over"; not "your shift is over"
     self_at = [m.end() for m in _SELF.finditer(before)]
@@ -227,7 +234,7 @@ def stopping_sentences(text: str) -> str:
     said = _said(text)
     if said.rstrip().endswith("?"):
         return ""
-    return " ".join(c for c in _CLAUSES.split(said) if _clause_stops(c))
+    return " ".join(c for c in _CLAUSES.split(said) if clause_stops(c))
 
 
 def changing_sentences(text: str) -> str:
@@ -297,10 +304,12 @@ def retired_by(text: str, said: str, older: Sequence[tuple[Memory, float]], leas
     message ``text``) and named by ``said``, the sentences of it that state the change (``_anchored``;
     neither the new value's words nor a speaker's name count, since people in a chat call each other by
     name: a long turn shares words with many older ones by chance); the closest ``RETIRED_PER_MESSAGE``.
-    With ``values`` (``replaced_values``), the older episode must say one of them instead.
+    With ``values`` (``replaced_values``), the older episode must say one of them instead, and may be about
+    other people too: a value named as replaced is evidence enough ("the White Hart, not the Red Lion").
 
     With ``fresh`` (``new_values`` of ``updating_sentences``), the older episode must lack one of those
-    values, and one shared content word names it (the slot: "street", "cat").
+    values, and one shared content word names it (the slot: "street", "cat"); one also suffices for an
+    older episode at least ``CLOSE_SIMILARITY`` close ("I'm doing Whole30.", then "Whole30's over").
 
     The write path asks only when the bookkeeper read a change in the message (a new single-valued
     belief in words that state a change), the speaker says something stopped (``stopping_sentences``),
@@ -308,14 +317,33 @@ def retired_by(text: str, said: str, older: Sequence[tuple[Memory, float]], leas
     the recall-time rules above ask of any change cue, and cost real conversations their evidence."""
     speaker, people = _speaker_of(text), _people(text)
     names = besides | {_speaker(old) for old, _ in older} | {speaker}
-    least = 1 if fresh else RETRACTION_ANCHORS  # a new value said to replace: the slot's word names it
     found = [(cosine, old.id) for old, cosine in older
              if old.kind is MemoryKind.EPISODE and not old.critical and cosine >= least_similarity
              and _speaker(old) == speaker
-             and (same_people(_people(old.text), people) or _named_person(old.text, text))
-             and (_says_one(old.text, values) if values else _anchored(old.text, said, names, least))
+             and (same_people(_people(old.text), people) or _named_person(old.text, text) or bool(values))
+             and (_says_one(old.text, values) if values
+                  else _names_it(old.text, said, text, cosine, names, bool(fresh)))
              and (not fresh or bool(fresh - meaning(_said(old.text))))]
     return [mid for _, mid in sorted(found, reverse=True)[:RETIRED_PER_MESSAGE]]
+
+
+CLOSE_SIMILARITY = 0.55  # a short chat turn this close to the change shares only the slot's word with it
+
+
+_CAPITALISED = re.compile(r"\b(?-i:[A-Z][a-z]+)\b")
+
+
+def _names_it(old: str, said: str, text: str, cosine: float, names: frozenset[str], fresh: bool) -> bool:
+    """One shared content word names the older episode when the change states a new value (the slot's
+    word: "street"), or when the two are very close in meaning ("I'm doing Whole30." and "Whole30's
+    over") and the word is no one's name ("Jon, I stopped the salsa classes"); two otherwise, since a
+    long turn shares a word with many older ones by chance."""
+    if _anchored(old, said, names, 1 if fresh else RETRACTION_ANCHORS):
+        return True
+    if cosine < CLOSE_SIMILARITY:
+        return False
+    called = frozenset().union(*(meaning(w) for w in _CAPITALISED.findall(f"{_said(old)} {_said(text)}")))
+    return len((meaning(_said(old)) & meaning(_said(said))) - names - called) >= 1
 
 
 _NAMED = re.compile(_PEOPLE.pattern + r",?\s+(?P<name>(?-i:[A-Z][\w'-]+))", re.I)

@@ -51,6 +51,7 @@ class _Fact(BaseModel):
     revision: bool = False
     tentative: bool = False
     replaces: str | None = Field(None, max_length=_MAX_TEXT)
+    slot: str | None = Field(None, max_length=_MAX_TEXT)
 
     @field_validator("kind")
     @classmethod

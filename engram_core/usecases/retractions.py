@@ -16,15 +16,16 @@ keep them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from typing import NamedTuple
 
 import numpy as np
 
-from engram_core.core.model import Cardinality, Memory, MemoryKind, Verdict
+from engram_core.core.model import Belief, Cardinality, Memory, MemoryKind, Verdict
 from engram_core.core.restatements import (
-    changing_sentences, new_values, replaced_values, retired_by, stopping_sentences, updating_sentences,
+    changing_sentences, new_values, replaced_values, retired_by, stopping_sentences, clause_stops, updating_sentences,
 )
 from engram_core.core.retention import RECALLABLE
 from engram_core.core.words import meaning
@@ -91,3 +92,23 @@ def retired_episodes(rt: Runtime, text: str, vector: np.ndarray, occurred_at: da
     chosen = set(retired_by(text, trigger.said, older, rt.config.retire_similarity, trigger.besides,
                             trigger.values, trigger.fresh))
     return [memory for memory, _ in older if memory.id in chosen]
+
+
+def stopped_beliefs(rt: Runtime, text: str, retired: Sequence[Memory]) -> list[Belief]:
+    """The current beliefs read from the episodes a message retired that its stopping sentences name
+    ("I love horror films and jazz.", then "Can't watch horror anymore": horror films, not jazz).
+    A critical episode (an allergy) is never retired, so its facts never end here; nor does a value
+    the message also says still holds ("Not raw anymore, just regular vegan" ends no "raw vegan")."""
+    clauses = [c for c in re.split(r",\s*", stopping_sentences(text)) if clause_stops(c)]
+    stopping = meaning(" ".join(clauses))
+    if not stopping:
+        return []
+    elsewhere = meaning(text) - stopping
+    found: dict[str, Belief] = {}
+    for memory in retired:
+        for message_id in memory.provenance:
+            for belief in rt.store.beliefs_from_message(message_id):
+                if (belief.is_current() and not belief.predicate.startswith("not:")
+                        and meaning(belief.object) & stopping and not meaning(belief.object) & elsewhere):
+                    found[belief.id] = belief
+    return list(found.values())

@@ -16,7 +16,7 @@ from engram_core.core.model import (
     MemoryStatus, Message, Scalar, Verdict, WriteResult,
 )
 from engram_core.core.retention import RECALLABLE, initial_stability
-from engram_core.usecases.retractions import retired_episodes
+from engram_core.usecases.retractions import retired_episodes, stopped_beliefs
 from engram_core.usecases.runtime import Runtime
 from engram_core.core.verdicts import parse_assessment
 from engram_core.usecases.writeplan import (
@@ -173,6 +173,14 @@ def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Messag
         set_status(rt, memory, MemoryStatus.SUPERSEDED, now, successor)
         log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=memory.id, message_id=message.id,
                                    successor=successor, reason="a newer message states a change to it"))
+    for belief in stopped_beliefs(rt, text, retired):
+        rt.store.update_belief(ledger.end_belief(belief, message.occurred_at, now))
+        held = rt.store.get_memory(belief.memory_id) if belief.memory_id else None
+        if held is not None and held.status in RECALLABLE:
+            set_status(rt, held, MemoryStatus.SUPERSEDED, now, successor)
+        log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=belief.memory_id, belief_id=belief.id,
+                                   message_id=message.id, successor=successor,
+                                   reason="a newer message says it stopped"))
 
 
 def write_planned(rt: Runtime, facts: list[tuple[FactDraft, np.ndarray, Message]],
@@ -225,6 +233,12 @@ def _apply_override(draft: FactDraft, obs: Observation) -> FactDraft:
     return replace(draft, importance=max(draft.importance, obs.importance))
 
 
+def _holds_a_fact(plan: FactPlan) -> bool:
+    """The ledger will hold the planned fact: written now, or already known. A correction that names
+    nothing held, or a give-up of nothing held, holds none: then the text itself must be kept."""
+    return plan.belief is not None or plan.path is AdjudicationPath.KNOWN or Verdict.DISCARD in plan.verdict_of.values()
+
+
 def _store_primary(rt: Runtime, obs: Observation, message: Message, importance: float,
                    vector: np.ndarray, has_facts: bool, log: WriteLog) -> None:
     """The message itself as an episode (or the caller's kind), if it clears the gate."""
@@ -273,7 +287,7 @@ def observe(rt: Runtime, obs: Observation) -> WriteResult:
             log.events.append(rt.event(EventKind.FALLBACK, message_id=message.id, purpose="assess",
                                        reason="unusable model answer; default importance, no facts"))
         importance = obs.importance if obs.importance is not None else assessment.importance
-        _store_primary(rt, obs, message, importance, vectors[0], bool(facts), log)
+        _store_primary(rt, obs, message, importance, vectors[0], any(_holds_a_fact(p) for p in plans), log)
         for plan in plans:
             apply_fact(rt, plan, log)
         if obs.role == "user":

@@ -17,7 +17,7 @@ import numpy as np
 
 from engram_core.core import ledger
 from engram_core.core.model import Belief, Cardinality, FactDraft, Message, Verdict
-from engram_core.core.people import CORRECTION, resolve_correction, resolve_subject
+from engram_core.core.people import CORRECTION, resolve_correction, resolve_shaped, resolve_subject
 from engram_core.usecases.runtime import Runtime
 from engram_core.core.verdicts import parse_verdicts
 
@@ -188,8 +188,20 @@ def _follow_through(view: BeliefView, plan: FactPlan) -> None:
         view.add(plan.belief, plan.vector)
 
 
+def _shaped_candidates(rt: Runtime, view: BeliefView, draft: FactDraft) -> list[Belief]:
+    """The subject's current beliefs; for a bare correction ("Sorry, Mr. Shah") everyone's, since it
+    names nobody: the newest value of its shape may be the boss's name."""
+    if draft.slot:
+        return view.current(draft.subject)
+    subjects = {draft.subject} | {b.subject for b in rt.store.current_beliefs()}
+    return [b for subject in sorted(subjects) for b in view.current(subject)]
+
+
 def _corrected(rt: Runtime, view: BeliefView, draft: FactDraft) -> tuple[FactDraft, np.ndarray, Belief] | None:
-    found = resolve_correction(draft, view.current(draft.subject))
+    if draft.slot is not None:
+        found = resolve_shaped(draft, _shaped_candidates(rt, view, draft))
+    else:
+        found = resolve_correction(draft, view.current(draft.subject))
     if found is None:
         return None
     corrected, held = found
@@ -204,7 +216,7 @@ def _decide(rt: Runtime, view: BeliefView, draft: FactDraft, vector: np.ndarray)
     """(draft, vector, verdicts, candidates, path): a correction or rename ("replaces" set) replaces the
     current belief that holds the old value, by rule; one that names nothing held is kept as an episode
     (the offline "corrects" draft) or adjudicated as it stands (a model's fact with its own predicate)."""
-    corrected = _corrected(rt, view, draft) if draft.replaces else None
+    corrected = _corrected(rt, view, draft) if draft.replaces or draft.slot is not None else None
     if corrected is None:
         if draft.predicate == CORRECTION:
             return draft, vector, {}, [], AdjudicationPath.NEW

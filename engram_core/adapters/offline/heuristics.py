@@ -18,6 +18,7 @@ from engram_core.adapters.offline import lexicon
 from engram_core.adapters.offline import patterns as hp
 from engram_core.adapters.offline import updates as hu
 from engram_core.adapters.offline.adjudicate import normalise
+from engram_core.adapters.offline.attributes import attribute_fact, bare_correction, renamed_value
 from engram_core.adapters.offline.objects import LIST_SPLIT, clean_object, usable_object
 from engram_core.adapters.offline.renames import rename_facts
 from engram_core.adapters.offline.scope import Person, Placed, Scope, place, skip_reason
@@ -262,12 +263,16 @@ def _clause_facts(clause: str, ctx: _Context) -> list[FactDraft]:
     if not found and not changed and (correction := _correction(statement, ctx)):
         return [correction]
     plain = None if found or changed else _without_negation(statement, _PLAIN_NEGATIONS)
-    return found or (_apply_rules(plain, ctx, Negation.PLAIN) if plain else [])
+    found = found or (_apply_rules(plain, ctx, Negation.PLAIN) if plain else [])
+    if not found and not changed and not plain and (attribute := attribute_fact(statement, ctx.subject, ctx.display)):
+        return [attribute]
+    return found
 
 
 _CORRECTION = re.compile(
     r"^(?P<cue>(?:(?:sorry|sry|oops|ugh|wait|no|nope|actually|correction|typo|my bad|never mind|excuse me|I mean|"
     r"I meant|I meant to say|I wanted to say|I want to say|it's|its|it is|that's|should be|make that)[,:!.]?\s+)*)"
+    r"(?P<lead>(?:the|my|our|his|her|their)\s+[\w'-]+(?:\s+[\w'-]+)?\s+(?:is|are|was)\s+(?:on\s+|at\s+|in\s+)?)?"
     r"(?P<new>[\w:'&.-]+(?:\s+[\w:'&.-]+){0,3}?)(?P<comma>,?)\s+not\s+(?:the\s+|a\s+|an\s+)?"
     r"(?P<old>[\w:'&-]+(?:\s+[\w:'&-]+){0,3}?)[.!]*$", re.I)
 
@@ -304,7 +309,8 @@ def _switch(clause: str, ctx: _Context) -> tuple[FactDraft, str] | None:
 def _correction(clause: str, ctx: _Context) -> FactDraft | None:
     """"I mean Tuesday, not Monday": which belief it corrects is settled against the ledger."""
     m = _CORRECTION.match(clause.strip()) or _CORRECTION.match(re.sub(r"^[^:]{0,60}:\s*", "", clause.strip()))
-    if m is None or not (m.group("cue") or m.group("comma")) or m.group("new").lower().startswith(("i'm", "i ")):
+    said_so = m is not None and bool(m.group("cue") or m.group("comma") or m.group("lead"))
+    if m is None or not said_so or m.group("new").lower().startswith(("i'm", "i ")):
         return None  # "I'm not sure" corrects nothing: "X, not Y" or "I mean X not Y" does
     new, old = m.group("new").strip(" ,."), m.group("old").strip(" ,.")
     return FactDraft(subject=ctx.subject, predicate="corrects", object=new, statement=f"{ctx.display} means {new}, "
@@ -388,4 +394,18 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user") -
         for draft in _renames(sentence, subject, display, lowercase):  # a rename unless a clause rule said it
             if draft.predicate == "allergy" or normalise(draft.object) not in found:
                 drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)
+    if not drafts and subject == "user":
+        return _bare_update(text, display)
     return tuple(drafts.values())
+
+
+def _bare_update(text: str, display: str) -> tuple[FactDraft, ...]:
+    """A message that states no fact of its own but a new value for a held one: a correction that says
+    only the value ("nvm its july 27"), or a name said to hold now for a slot it names."""
+    said = sentences(text)
+    if not said or any(_is_question(s) or _HYPOTHETICAL.search(s) or skip_reason(s) for s in said):
+        return ()
+    found = bare_correction(" ".join(said), display)
+    if found is None:
+        found = next((d for s in said if (d := renamed_value(s, display)) is not None), None)
+    return (found,) if found else ()

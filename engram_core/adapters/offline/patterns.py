@@ -63,7 +63,8 @@ PREDICATES: dict[str, PredicateSpec] = {
     "relationship_status": PredicateSpec(ONE, FACT, "{d} is {o}.", 0.7),
     "fears": PredicateSpec(MANY, FACT, "{d} is afraid of {o}.", 0.6),
     "goal": PredicateSpec(MANY, FACT, "{p} goal is {o}.", 0.65),
-    "plan": PredicateSpec(MANY, FACT, "{d} has {o}.", 0.7),
+    "zodiac_sign": PredicateSpec(ONE, FACT, "{p} zodiac sign is {o}.", 0.5),
+    "scheduled": PredicateSpec(MANY, FACT, "{d} has {o}.", 0.7),  # a dated engagement, not a wish
 }
 # The topic word stays in the statement: "What do I like to drink?" should find "preferred drink".
 TOPIC_PREFERENCE = PredicateSpec(ONE, PREF, "{p} preferred {topic} is {o}.", 0.7)
@@ -95,6 +96,9 @@ REL = (r"(?P<rel>wife|husband|hubby|partner|spouse|boyfriend|girlfriend|fianc[é
        r"baby|mom|mum|mother|dad|father|brother|sister|sibling|twin|grandmother|grandma|granny|grandfather|"
        r"grandpa|aunt|uncle|cousin|niece|nephew|stepson|stepdaughter|mother-in-law|father-in-law|"
        r"dog|puppy|cat|kitten|rabbit|bunny|hamster|parrot|horse|turtle|tortoise|guinea pig|ferret|gecko)")
+ZODIAC = ("(?P<obj>(?-i:Aries|Taurus|Gemini|Cancer|Leo|Virgo|Libra|Scorpio|Sagittarius|Capricorn|Aquarius|"
+          "Pisces))")
+
 NUMBER = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+|a couple of|several|no)"
 DIETS = (r"(?:vegetarian|vegan|pescatarian|pescetarian|keto|paleo|kosher|halal|gluten[- ]free|dairy[- ]free|"
          r"plant[- ]based|flexitarian|carnivore)")
@@ -315,19 +319,26 @@ _TIME_HOBBIES_SKILLS = (
                       r"expert|proficient)\s+(?:at|in|with)\s+" + LIST), listy=True, template="{d} is good at {o}."),
     Rule("learning", _rx(IM + r"learning\s+(?P<obj>to\s+[^,;!?]+|[^,;!?]+)")),
     Rule("fears", _rx(IM_OR_BEEN + r"(?:afraid|scared|terrified|frightened)\s+of\s+" + LIST), listy=True),
+    Rule("zodiac_sign", _rx(IM + r"(?:an?\s+)?(?:typical\s+|total\s+|proper\s+)?" + ZODIAC + r"\b")),
+    Rule("zodiac_sign", _rx(r"\bmy\s+(?:star\s+|zodiac\s+|sun\s+)?sign\s+is\s+" + ZODIAC + r"\b")),
     Rule("goal", _rx(r"\bmy\s+(?:main\s+|big\s+)?goal\s+(?:is|for this year is)\s+" + OBJ)),
     Rule("goal", _rx(IM + r"(?P<obj>(?:training|saving(?:\s+up)?)\s+for\s+[^,;!?]+)"), template="{d} is {o}."),
-    Rule("plan", _rx(I_ + r"have\s+(?P<obj>(?:an?|my)\s+[\w' -]+?\s+(?:on|next|this|tomorrow|tonight|at|in)\b"
+    Rule("scheduled", _rx(I_ + r"have\s+(?P<obj>(?:an?|my)\s+[\w' -]+?\s+(?:on|next|this|tomorrow|tonight|at|in)\b"
                      r"[^,;!?]*)"), keep_time=True, check=dated),
-    Rule("plan", _rx(IM + r"(?P<obj>(?:going|flying|travel(?:l)?ing|heading|driving|moving)\s+to\s+[^,;!?]+)"),
+    Rule("scheduled", _rx(I_ + r"have\s+(?P<obj>(?:meeting|appointment|interview|exam|flight|call|class|date)\s+"
+                          r"(?:with|at|in|on|for)\b[^,;!?]*)"), keep_time=True, check=dated),
+    Rule("scheduled", _rx(IM + r"(?P<obj>(?:going|flying|travel(?:l)?ing|heading|driving|moving)\s+to\s+[^,;!?]+)"),
          keep_time=True, check=dated, template="{d} is {o}."),
-    Rule("plan", _rx(r"\bmy\s+(?P<obj>[\w' -]+?\s+is\s+(?:on|at|next|this|tomorrow|in)\b[^,;!?]*)"),
+    Rule("scheduled", _rx(r"\bmy\s+(?P<obj>[\w' -]+?\s+is\s+(?:on|at|next|this|tomorrow|in)\b[^,;!?]*)"),
          keep_time=True, check=dated, template="{p} {o}."),
 )
 
 _FAMILY_AND_PETS = (
-    Rule("{rel}", _rx(r"\bmy\s+" + ADJ + REL + r"(?:'s\s+name\s+is|\s+is\s+(?:called|named)|,)?\s+" + name()
-                      + r"\b"), template="{p} {rel} is named {o}."),
+    Rule("{rel}", _rx(r"\bthe\s+name\s+of\s+(?:my|our)\s+" + ADJ + REL + r"\s+is\s+" + name() + r"\b"),
+         template="{p} {rel} is named {o}."),
+    Rule("{rel}", _rx(r"\b(?:my|our)\s+" + ADJ + REL
+                      + r"(?:(?:'s)?\s+name\s+is|(?:'s|\s+is)\s+(?:called|named)|,)?\s+" + name() + r"\b"),
+         template="{p} {rel} is named {o}."),
     Rule("{rel}", _rx(HAVE + r"(?:an?|one)\s+" + ADJ + REL + r"\s+(?:named|called)\s+" + name()),
          template="{p} {rel} is named {o}."),
     Rule("{rel}", _rx(HAVE + r"(?P<obj>(?:an?|one)\s+" + ADJ + REL + r")\b(?!\s+(?:named|called))"),

@@ -1,0 +1,114 @@
+"""The user's own attributes stated as a value, and corrections that say only the new value (pure).
+
+"my zip is 94107", "Our anniversary is on the 12th of May", "Our street is Station Road": a
+thing of the user's and a value with a shape of its own (a date, a time, a number, a handle
+or a name) is a single-valued fact, when no rule of the table read the clause. Then "oops
+94110 not 94107", "nvm its july 27" or "Sorry, Mr. Shah" corrects the newest value of that
+shape, and "The council renamed our street, it's Windrush Way now" the value of the slot it
+names; which belief that is, is settled against the ledger (``core.people.resolve_shaped``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram_core.adapters.offline.patterns import REL
+from engram_core.core.model import Cardinality, FactDraft, MemoryKind
+from engram_core.core.people import CORRECTION
+from engram_core.core.restatements import ADDITIVE_CUE, UPDATE_CUE
+from engram_core.core.values import Shape, shape_of, values_in
+from engram_core.core.words import meaning
+
+_ATTRIBUTE = re.compile(
+    r"^(?:so\s+|and\s+|also\s+|btw,?\s+|oh\s+and\s+)?(?:the\s+name\s+of\s+)?(?:my|our)\s+"
+    r"(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)"
+    r"(?P<where>\s+(?:in|at|for|with|of)\s+(?:the\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?"
+    r"(?:(?P<named>\s+(?:has|have)\s+the\s+name)|\s+name)?"
+    r"(?:'s\s+|\s+(?P<verb>is(?:\s+(?:on|at|in))?|ends\s+in|starts\s+with|is\s+called|is\s+named|=)\s+|(?(named)\s+|(?!)))"
+    r"(?P<obj>[^,;!?]+?)\s*(?:\b(?:lol|haha|btw|by the way)\b)?[.!]*$", re.I)
+# Things whose value is read by the table's own rules, or that are people, not attributes.
+_NOT_THINGS = frozenset({"name", "names", "age", "job", "work", "diet", "home", "place", "hobby", "favourite",
+                         "favorite", "goal", "plan", "plans", "day", "week", "weekend", "life", "problem",
+                         "question", "answer", "point", "guess", "bad", "fault", "turn", "bf", "gf", "boss", "friend",
+                         "colleague", "manager", "kids", "parents"}) | frozenset(re.findall(r"[a-z-]+", REL))
+_ATTRIBUTE_SHAPES = frozenset(Shape) - {Shape.NAME}  # a name alone: only for things named ("street", "shop")
+_NAMED_THINGS = re.compile(r"\b(?:street|road|shop|store|company|business|band|boat|wifi|network|tag|handle|"
+                           r"username|user\s*name|gamertag|zodiac|sign|team|club|school|brand|newsletter|"
+                           r"podcast|channel|blog|car|cat|dog|pet|rabbit|horse|village|town|city|building|"
+                           r"plant|doctor|dentist|gp|landlord|surname|last\s+name|maiden\s+name|sign)\b", re.I)
+
+
+def attribute_fact(clause: str, subject: str, display: str) -> FactDraft | None:
+    """"my zip is 94107": the user's ``zip`` is ``94107``; None unless the value has one shape."""
+    m = _ATTRIBUTE.match(clause.strip())
+    if m is None:
+        return None
+    thing, value = " ".join(m.group("thing").lower().split()), m.group("obj").strip()
+    shape = shape_of(value)
+    if shape is None or thing.split()[-1] in _NOT_THINGS or thing.split()[0] in _NOT_THINGS:
+        return None
+    if shape not in _ATTRIBUTE_SHAPES and not _NAMED_THINGS.search(thing):
+        return None
+    verb = (m.group("verb") or "is").lower()
+    predicate = re.sub(r"\W+", "_", thing)
+    owner = display + ("'" if display.endswith("s") else "'s")
+    said = thing + " ".join((m.group("where") or "").lower().split()).join("  ").rstrip()
+    return FactDraft(subject=subject, predicate=predicate, object=value, statement=f"{owner} {said} {verb} {value}.",
+                     kind=MemoryKind.FACT, importance=0.7, cardinality=Cardinality.ONE)
+
+
+# A message that opens by setting something right: "nvm", "Sorry,", "oops", "lol no its ...".
+_CORRECTION_OPENING = re.compile(
+    r"^\W*(?:(?:lol|haha|ugh|oh|hmm|wait|no|nope|sorry|sry|oops|whoops|nvm|never\s*mind|actually|correction|"
+    r"typo|my\s+bad|excuse\s+me|i\s+mean|i\s+meant|scratch\s+that|i\s+wrote\s+(?:it\s+)?wrong|"
+    r"i\s+got\s+it\s+wrong)\b[\s,.:!-]*)+", re.I)
+# What may stand between the opening and the new value: "its", "it's", "is not 15, is", "ends in".
+_LEAD_IN = re.compile(
+    r"^(?:(?:it's|its|it\s+is|it\s+was|is|that's|thats|should\s+be|make\s+that|the\s+right\s+one\s+is|"
+    r"ends\s+in|starts\s+with|actually|no)\b[\s,]*|(?:is\s+)?not\s+[^,.;!?]{1,25},\s*(?:it's|its|is|but)?\s*)*",
+    re.I)
+
+
+def _bare_value(text: str) -> str | None:
+    """The value a correction opens with, after its lead-in ("its july 27 lol": "july 27")."""
+    rest = text[_LEAD_IN.match(text).end():]  # type: ignore[union-attr]  # the pattern matches empty
+    found = values_in(rest)
+    if not found or found[0].start > 4:
+        return None
+    return found[0].text
+
+
+def bare_correction(text: str, display: str) -> FactDraft | None:
+    """"nvm its july 27", "Sorry, Mr. Shah.", "ugh typo, ends in 4417": a correction naming only the
+    new value, which replaces the newest held value of its shape (settled against the ledger)."""
+    opening = _CORRECTION_OPENING.match(text)
+    if opening is None or not opening.group(0).strip(" ,.:!-"):
+        return None
+    value = _bare_value(text[opening.end():])
+    if value is None:
+        return None
+    return FactDraft(subject="user", predicate=CORRECTION, object=value, statement=f"{display} means {value}.",
+                     importance=0.7, revision=True, slot="")
+
+
+_SLOT_FILLER = frozenset(meaning("name named called call now renamed rebranded officially new changed change "
+                                 "it's its is updated update"))
+
+
+def renamed_value(sentence: str, display: str) -> FactDraft | None:
+    """"The council renamed our street, it's Windrush Way now": a name said to hold now, for the held
+    value of the slot the sentence names ("street"); None without a name, a slot word, or a cue."""
+    clauses = [c for c in re.split(r",\s*|;\s*", sentence) if UPDATE_CUE.search(c) and not ADDITIVE_CUE.search(c)]
+    if not clauses:
+        return None
+    # A capital opening the sentence is no evidence of a name ("Meeting note 3: ... moved to room 3").
+    names = [v for c in clauses for v in values_in(c) if v.shape in (Shape.NAME, Shape.HANDLE)
+             and not sentence.lstrip().startswith(v.text)]
+    if len(names) != 1:
+        return None
+    value = names[0].text
+    slot = meaning(sentence) - meaning(value) - _SLOT_FILLER
+    if not slot:
+        return None  # nothing names the slot: "We're The Signals now" could be anything
+    return FactDraft(subject="user", predicate=CORRECTION, object=value, statement=f"{display} has {value} now.",
+                     importance=0.7, revision=True, slot=" ".join(sorted(slot)))

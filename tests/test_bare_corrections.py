@@ -1,0 +1,151 @@
+"""Values read by shape, attributes stated as a value, and corrections that say only the new value."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from conftest import make_engine
+
+from engram_core.adapters.offline.heuristics import extract_facts
+from engram_core.core.people import CORRECTION
+from engram_core.core.values import Shape, replace_value, shape_of, values_in
+
+pytestmark = pytest.mark.both_stores
+
+
+@pytest.mark.parametrize(("value", "shape"), [
+    ("the 12th of May", Shape.DATE), ("july 17", Shape.DATE), ("25 of March", Shape.DATE),
+    ("August 2031", Shape.DATE), ("Thursday", Shape.WEEKDAY), ("5pm", Shape.TIME), ("10:30", Shape.TIME),
+    ("94107", Shape.NUMBER), ("shadowfox99", Shape.HANDLE), ("fbi_van_3", Shape.HANDLE),
+    ("Mr. Shah", Shape.NAME), ("Windrush Way", Shape.NAME),
+    ("a blue Golf", None), ("green", None), ("meeting with the bank on Monday", None),
+])
+def test_a_whole_value_has_one_shape_or_none(value, shape):
+    assert shape_of(value) is shape
+
+
+def test_values_are_read_once_by_their_most_specific_shape():
+    found = [(v.shape, v.text) for v in values_in("Sorry, is not 15, is 25 of March at 5pm.")]
+    assert found == [(Shape.NUMBER, "15"), (Shape.DATE, "25 of March"), (Shape.TIME, "5pm")]
+
+
+@pytest.mark.parametrize(("held", "new", "expected"), [
+    ("flight to Athens is on Tuesday", "Thursday", "flight to Athens is on Thursday"),
+    ("july 17", "july 27", "july 27"),
+    ("Mr. Patel", "Mr. Shah", "Mr. Shah"),
+    ("4471", "4417", "4417"),
+    ("4471", "4471", None),  # the same value corrects nothing
+    ("Lisbon", "4417", None),  # no value of that shape
+    ("Monday or Tuesday", "Thursday", None),  # two of that shape: which one is unclear
+])
+def test_a_value_of_the_same_shape_takes_the_held_ones_place(held, new, expected):
+    assert replace_value(held, new) == expected
+
+
+@pytest.mark.parametrize(("text", "predicate", "obj"), [
+    ("my zip is 94107", "zip", "94107"),
+    ("Our anniversary is on the 12th of May.", "anniversary", "the 12th of May"),
+    ("my phone number ends in 4471", "phone_number", "4471"),
+    ("Our street is Station Road.", "street", "Station Road"),
+    ("My small company has the name Petrov Transport.", "small_company", "Petrov Transport"),
+    ("My appointment in the immigration office is 15 of March.", "appointment", "15 of March"),
+    ("I'm a Scorpio.", "zodiac_sign", "Scorpio"),
+    ("The name of my dog is Bobik.", "pet_dog", "Bobik"),
+])
+def test_an_attribute_stated_as_a_value_is_a_fact(text, predicate, obj):
+    assert [(d.predicate, d.object) for d in extract_facts(text)] == [(predicate, obj)]
+
+
+@pytest.mark.parametrize("text", [
+    "My favourite colour is green.",  # no shape: the table's rules or nothing
+    "My sister is Italian.",  # a person, not an attribute (her nationality is her own fact)
+    "my problem is 2 kids and no time",
+    "Is my flight at 5pm?",
+    "If my zip was 94107, would that change the price?",
+])
+def test_no_attribute_from_words_that_state_none(text):
+    assert all(d.predicate not in {"colour", "favourite_colour", "sister", "problem", "flight", "zip"}
+               or d.subject != "user" for d in extract_facts(text))
+
+
+@pytest.mark.parametrize(("text", "value", "slot"), [
+    ("nvm its july 27 lol", "july 27", ""),
+    ("Sorry, Mr. Shah. Patel is my old boss.", "Mr. Shah", ""),
+    ("ugh typo, ends in 4417", "4417", ""),
+    ("Sorry, is not 15, is 25 of March.", "25 of March", ""),
+    ("lol no its the 3rd of july, june is his mums", "the 3rd of july", ""),
+    ("The council renamed our street, it's Windrush Way now.", "Windrush Way", "council street"),
+])
+def test_a_correction_may_say_only_its_new_value(text, value, slot):
+    [draft] = extract_facts(text)
+    assert (draft.predicate, draft.object, draft.slot) == (CORRECTION, value, slot)
+
+
+@pytest.mark.parametrize("text", [
+    "Actually, I went to Rome with Ana.",  # a story, not a correction: a fact of its own or none
+    "Sorry to hear that, Mr. Shah.",
+    "No, I think so.",
+    "Wait, is it July 27?",
+])
+def test_no_bare_correction_without_an_opening_and_a_value_right_after_it(text):
+    assert all(d.predicate != CORRECTION or d.replaces for d in extract_facts(text))
+
+
+def _said(engine, clock, *messages: str) -> dict[tuple[str, str], list[tuple[str, bool]]]:
+    for text in messages:
+        clock.advance(timedelta(hours=2))
+        engine.observe(text)
+    held: dict[tuple[str, str], list[tuple[str, bool]]] = {}
+    for belief in engine.store.all_beliefs():
+        held.setdefault((belief.subject, belief.predicate), []).append((belief.object, belief.is_current()))
+    return held
+
+
+@pytest.mark.parametrize(("messages", "slot", "expected"), [
+    (["my birthday is july 17", "nvm its july 27 lol"], ("user", "birthday"), [("july 17", False), ("july 27", True)]),
+    (["my zip is 94107", "oops 94110 not 94107"], ("user", "zip"), [("94107", False), ("94110", True)]),
+    (["My boss is called Mr. Patel.", "Sorry, Mr. Shah. Patel is my old boss."], ("boss", "name"),
+     [("Mr. Patel", False), ("Mr. Shah", True)]),
+    (["Our street is Station Road.", "The council renamed our street, it's Windrush Way now."], ("user", "street"),
+     [("Station Road", False), ("Windrush Way", True)]),
+    (["My flight to Athens is on Tuesday.", "Wait, I mean Thursday, not Tuesday."], ("user", "scheduled"),
+     [("flight to Athens is on Tuesday", False), ("flight to Athens is on Thursday", True)]),
+])
+def test_the_new_value_supersedes_the_held_one_of_its_shape(clock, messages, slot, expected):
+    engine = make_engine(clock)
+    try:
+        assert _said(engine, clock, *messages)[slot] == expected
+    finally:
+        engine.close()
+
+
+def test_a_slot_the_sentence_does_not_name_is_left_alone(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "Our street is Station Road.", "My cat is called Biscuit.",
+                     "We renamed the cat Pudding, Biscuit never suited her.")
+        assert held[("user", "street")] == [("Station Road", True)]
+    finally:
+        engine.close()
+
+
+def test_a_bare_correction_with_nothing_of_its_shape_makes_no_belief(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "I live in Lisbon.", "nvm its july 27 lol")
+        assert held == {("user", "lives_in"): [("Lisbon", True)]}
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("text", ["nvm its july 27", "I gave up chess."])
+def test_remember_keeps_the_text_when_its_facts_change_nothing_held(clock, text):
+    """An explicit remember stores its facts in place of its text; a fact that the ledger will not
+    hold (a correction or a give-up of nothing held) must not take the text with it."""
+    engine = make_engine(clock)
+    try:
+        engine.remember(text, importance=0.6)
+        assert [m.text for m in engine.store.memories()] == [text]
+    finally:
+        engine.close()
