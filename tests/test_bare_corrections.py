@@ -149,3 +149,23 @@ def test_remember_keeps_the_text_when_its_facts_change_nothing_held(clock, text)
         assert [m.text for m in engine.store.memories()] == [text]
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("sis qualified as a pharmacist n moved to lloyds pharmacy, so proud of her",
+     [("sister", "lives_in", "lloyds pharmacy")]),  # the subject left out is still the sister
+    ("Dropped paleo. I eat grains and beans again and feel way better.",
+     [("user", "eats", "grains"), ("user", "eats", "beans")]),  # "feel way better" is no food
+    ("Honestly I can't stand The Office these days, it's aged badly.", [("user", "dislikes", "The Office")]),
+])
+def test_list_items_and_left_out_subjects_are_read_as_said(text, expected):
+    assert [(d.subject, d.predicate, d.object) for d in extract_facts(text) if not d.negated] == expected
+
+
+@pytest.mark.parametrize("text", [
+    "My mum called, just moved to Madrid!",  # a move, read by the table's rules or not at all: no rename
+    "My children wanted another name, so now the dog is called Max.",
+])
+def test_a_rename_never_names_a_person_as_its_slot(text):
+    for draft in extract_facts(text):
+        assert draft.predicate != CORRECTION or not {"mum", "children", "child"} & set((draft.slot or "").split())

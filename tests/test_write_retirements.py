@@ -11,8 +11,8 @@ from engram_core.core.config import EngineConfig
 from engram_core.core.words import meaning
 from engram_core.core.model import EventKind, Memory, MemoryKind, MemoryStatus
 from engram_core.core.restatements import (
-    CLOSE_SIMILARITY, _speaker_of, changing_sentences, new_values, replaced_values, retired_by, stopping_sentences,
-    updating_sentences,
+    CLOSE_SIMILARITY, _people, _speaker_of, changing_sentences, new_values, replaced_values, retired_by,
+    same_people, stopping_sentences, updating_sentences,
 )
 
 pytestmark = pytest.mark.both_stores
@@ -253,3 +253,13 @@ def test_a_critical_fact_is_never_ended_by_a_stop_in_passing(clock):
          "Stopped the peanuts brownie thing, too much sugar.")
     assert "peanuts" in _current(engine)
     engine.close()
+
+
+@pytest.mark.parametrize(("older", "newer", "same"), [
+    ("My mum works as a nurse.", "Mum retired at last, no more night shifts for her.", True),
+    ("my gran lives in a care home in derby", "gran moved in with us last week", True),
+    ("My mother loves gardening.", "Mum gave up the allotment.", True),
+    ("My sister lives in Rome.", "Dad moved to Rome.", False),
+])
+def test_a_relation_opening_a_sentence_is_the_speakers_own(older, newer, same):
+    assert same_people(_people(older), _people(newer)) is same

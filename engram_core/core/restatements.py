@@ -53,8 +53,15 @@ ADDITIVE_CUE = re.compile(r"\b(?:also|too|as\s+well|another|second|both|addition
 _SPEAKER = re.compile(r"^(?P<who>(?-i:[A-Z][\w.'-]*)(?:\s(?-i:[A-Z][\w.'-]*)){0,2}):\s")
 _PEOPLE = re.compile(
     r"\b(?:my|our|his|her|the)\s+(?:\w+\s+)?(?P<who>wife|husband|partner|boyfriend|girlfriend|son|daughter|kids?|"
-    r"children|mom|mum|mother|dad|father|brother|sister|parents|grand\w+|aunt|uncle|cousin|niece|nephew|"
+    r"children|mom|mum|mother|dad|father|brother|sister|sis|bro|hubby|parents|grand\w+|gran|granny|nan|nana|"
+    r"aunt|uncle|cousin|niece|nephew|"
     r"friend|boss|colleague|roommate|flatmate|neighbou?r|teacher|dog|cat|in-laws?)\b", re.I)
+# A relation opening a sentence stands for the speaker's own, with no "my": "Mum retired at last".
+_BARE_RELATION = re.compile(
+    r"(?:^|[.!?;]\s+)(?P<who>mum|mom|dad|mother|father|grand\w+|gran|granny|nan|nana|husband|hubby|wife|"
+    r"sister|sis|brother|bro|son|daughter|boyfriend|girlfriend)(?:'s)?\s+(?-i:[a-z])", re.I)
+_ALIASES = {"sis": "sister", "bro": "brother", "hubby": "husband", "gran": "grandma", "granny": "grandma",
+            "nan": "grandma", "nana": "grandma", "mom": "mum", "mother": "mum", "father": "dad"}
 _OTHER_PRONOUN = re.compile(r"\b(?:he|she|he's|she's|they're)\b", re.I)
 
 
@@ -77,6 +84,8 @@ def _people(text: str) -> frozenset[str]:
     (Names are left out: "Globex" is capitalised too.)"""
     text = normalise_chat(text)
     found = {m.group("who").lower() for m in _PEOPLE.finditer(text)}
+    found |= {m.group("who").lower() for m in _BARE_RELATION.finditer(text)}
+    found = {_ALIASES.get(who, who) for who in found}
     return frozenset(found or ({_SOMEONE} if _OTHER_PRONOUN.search(text) else set()))
 
 

@@ -15,7 +15,7 @@ import re
 from engram_core.adapters.offline.patterns import REL
 from engram_core.core.model import Cardinality, FactDraft, MemoryKind
 from engram_core.core.people import CORRECTION
-from engram_core.core.restatements import ADDITIVE_CUE, UPDATE_CUE
+from engram_core.core.restatements import ADDITIVE_CUE
 from engram_core.core.values import Shape, shape_of, values_in
 from engram_core.core.words import meaning
 
@@ -91,6 +91,16 @@ def bare_correction(text: str, display: str) -> FactDraft | None:
                      importance=0.7, revision=True, slot="")
 
 
+# What says a thing has a new name (not a move or a new job: the table's rules read those).
+_RENAME_CUE = re.compile(
+    r"\b(?:renamed|rebranded|renaming|new\s+name|(?:is|are|it's|its)\s+(?:now\s+)?(?:called|named)|officially|"
+    r"now\s+(?:it\s+is|it's|its|called|named)|changed\s+(?:the|my|our|its)\s+(?:\w+\s+)?(?:name\s+)?to)\b"
+    r"|\b\w+\s+now\s*[.!]*$", re.I)
+# People are renamed by a correction or a wedding, never by "it's X now": their words name no slot here.
+_PETS = frozenset("dog puppy cat kitten rabbit bunny hamster parrot horse turtle tortoise guinea pig ferret "
+                  "gecko".split())
+_PEOPLE_WORDS = frozenset().union(*(meaning(w) for w in set(re.findall(r"[a-z-]+", REL)) - _PETS)) | meaning(
+    "children kids parents boss friend colleague manager mum mom dad")
 _SLOT_FILLER = frozenset(meaning("name named called call now renamed rebranded officially new changed change "
                                  "it's its is updated update"))
 
@@ -98,7 +108,7 @@ _SLOT_FILLER = frozenset(meaning("name named called call now renamed rebranded o
 def renamed_value(sentence: str, display: str) -> FactDraft | None:
     """"The council renamed our street, it's Windrush Way now": a name said to hold now, for the held
     value of the slot the sentence names ("street"); None without a name, a slot word, or a cue."""
-    clauses = [c for c in re.split(r",\s*|;\s*", sentence) if UPDATE_CUE.search(c) and not ADDITIVE_CUE.search(c)]
+    clauses = [c for c in re.split(r",\s*|;\s*", sentence) if _RENAME_CUE.search(c) and not ADDITIVE_CUE.search(c)]
     if not clauses:
         return None
     # A capital opening the sentence is no evidence of a name ("Meeting note 3: ... moved to room 3").
@@ -107,7 +117,7 @@ def renamed_value(sentence: str, display: str) -> FactDraft | None:
     if len(names) != 1:
         return None
     value = names[0].text
-    slot = meaning(sentence) - meaning(value) - _SLOT_FILLER
+    slot = meaning(sentence) - meaning(value) - _SLOT_FILLER - _PEOPLE_WORDS
     if not slot:
         return None  # nothing names the slot: "We're The Signals now" could be anything
     return FactDraft(subject="user", predicate=CORRECTION, object=value, statement=f"{display} has {value} now.",

@@ -21,7 +21,7 @@ from engram_core.adapters.offline.adjudicate import normalise
 from engram_core.adapters.offline.attributes import attribute_fact, bare_correction, renamed_value
 from engram_core.adapters.offline.objects import LIST_SPLIT, clean_object, usable_object
 from engram_core.adapters.offline.renames import rename_facts
-from engram_core.adapters.offline.scope import Person, Placed, Scope, place, skip_reason
+from engram_core.adapters.offline.scope import Person, Placed, Scope, place, skip_reason, with_subject
 from engram_core.core.chattext import normalise_chat, without_quotes
 from engram_core.core.model import FactDraft
 
@@ -377,6 +377,18 @@ def _renames(sentence: str, subject: str, display: str, lowercase: bool) -> list
     return rename_facts(sentence, subject, display, lowercase)
 
 
+def _carried_subject(clause: str, before: Placed | None) -> Placed | None:
+    """"sis qualified as a pharmacist n moved to Lloyds": a clause with its subject left out goes on
+    about whoever the sentence's previous clause was about."""
+    if before is None or before.scope is not Scope.OTHER or before.person is None:
+        return None
+    text = with_subject(clause)
+    if text == clause:
+        return None
+    why = skip_reason(text)
+    return Placed(Scope.SKIP, text, before.person, why) if why else Placed(Scope.OTHER, text, before.person)
+
+
 def extract_facts(text: str, subject: str = "user", display: str = "The user") -> tuple[FactDraft, ...]:
     """Personal facts stated in ``text``, in order, one per (subject, predicate, object)."""
     drafts: dict[tuple[str, str, str], FactDraft] = {}
@@ -384,10 +396,11 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user") -
     lowercase = text == text.lower()
     for sentence in sentences(text):
         said_values = {normalise(d.object) for d in drafts.values()}
+        before: Placed | None = None  # the sentence's previous clause
         for lead, said in _clauses(sentence):
             clause = _disclosure_removed(said)
-            placed = place(clause, last)
-            last = placed.person or last
+            placed = _carried_subject(clause, before) or place(clause, last)
+            last, before = placed.person or last, placed
             for draft in _placed_facts(clause, placed, _Context(subject, display, f"{lead} {clause}", lowercase)):
                 drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)
         found = {normalise(d.object) for d in drafts.values()} - said_values

@@ -33,7 +33,8 @@ LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&|as well as)\s+
 _JUNK_OBJECTS = frozenset("it that this these those them him her you anything nothing everything something one "
                           "there here so too much lots".split())
 # A list item that starts with a verb is the next thought ("I love chocolate, eat it every day"), not a value.
-_JUNK_FIRST = frozenset("it that this you what when why who where if whether because eat drink go do play have get "
+_JUNK_FIRST = frozenset("it it's its that's that this you what when why who where if whether because eat drink go do "
+                        "play have get feel feeling felt am was were "
                         "make take see watch listen".split())
 
 
