@@ -169,3 +169,34 @@ def test_list_items_and_left_out_subjects_are_read_as_said(text, expected):
 def test_a_rename_never_names_a_person_as_its_slot(text):
     for draft in extract_facts(text):
         assert draft.predicate != CORRECTION or not {"mum", "children", "child"} & set((draft.slot or "").split())
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("My grandad lives in Cork.", [("grandfather", "lives_in", "Cork")]),
+    ("Grandad's moved into a flat in Limerick.", [("grandfather", "lives_in", "Limerick")]),
+    ("Now I am staying in Kumasi alone, I have my own room.", [("user", "lives_in", "Kumasi")]),
+    ("this week I started at a small climate nonprofit called Terrafund", [("user", "works_at", "Terrafund")]),
+    ("I started a band called The Static.", []),  # a band is no employer
+])
+def test_more_ways_to_say_where_someone_lives_and_works(text, expected):
+    assert [(d.subject, d.predicate, d.object) for d in extract_facts(text)] == expected
+
+
+@pytest.mark.parametrize(("text", "switch"), [
+    ("Left Deloitte. KPMG since last week.", ("KPMG", "Deloitte")),
+    ("I left Unilever, now I am accountant by Nestle.", ("Nestle", "Unilever")),
+    ("My sister left Rome and moved to Paris.", None),  # the sister's move, not the user's switch
+    ("I left Berlin and never looked back, Anna stayed.", None),  # nothing new named there
+])
+def test_a_switch_told_in_two_steps_names_the_old_value_and_the_new(text, switch):
+    found = [(d.object, d.replaces) for d in extract_facts(text) if d.predicate == CORRECTION]
+    assert found == ([switch] if switch else [])
+
+
+def test_a_switch_told_in_two_steps_replaces_the_employer(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "My employer is Deloitte.", "Left Deloitte. KPMG since last week.")
+        assert held[("user", "works_at")] == [("Deloitte", False), ("KPMG", True)]
+    finally:
+        engine.close()

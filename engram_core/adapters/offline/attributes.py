@@ -122,3 +122,30 @@ def renamed_value(sentence: str, display: str) -> FactDraft | None:
         return None  # nothing names the slot: "We're The Signals now" could be anything
     return FactDraft(subject="user", predicate=CORRECTION, object=value, statement=f"{display} has {value} now.",
                      importance=0.7, revision=True, slot=" ".join(sorted(slot)))
+
+
+_LEFT = re.compile(r"\b(?:left|quit)\s+(?:my\s+(?:job|post|role)\s+(?:at|with)\s+)?(?P<old>(?-i:[A-Z][\w&'-]*"
+                   r"(?:\s+(?:&\s+)?[A-Z][\w&'-]*){0,3}))", re.I)
+# What may come before "left" in its clause when the speaker left: "I finally left", "so we left", "Left".
+_SPEAKER_LEFT = re.compile(r"^\s*(?:(?:so|and|but|also|well|ok|okay)\s+)?(?:(?:I|I've|I\s+have|we|we've|we\s+have)\s+)?"
+                           r"(?:(?:just|finally|recently|actually|officially)\s+)*$", re.I)
+_NEW_THERE = re.compile(r"\b(?:now|since|started|joined|starting|moved|renting|living|with|at|by|in)\b", re.I)
+
+
+def left_for_later(text: str, display: str) -> FactDraft | None:
+    """"Left Deloitte. KPMG since last week.", "I left Unilever, now I am accountant by Nestle": a switch
+    told in two steps; the later name replaces whichever current belief holds the one left (settled
+    against the ledger like "left A for B"; when none holds it, no belief is made)."""
+    m = _LEFT.search(text)
+    if m is None or text.rstrip().endswith("?"):
+        return None
+    if not _SPEAKER_LEFT.match(re.split(r"[,;.!?:]", text[:m.start()])[-1]):
+        return None  # someone else left ("My sister left Rome")
+    old = m.group("old").strip(" .,")
+    for clause in re.split(r"[,;.!]\s*", text[m.end():]):
+        names = [v.text for v in values_in(clause) if v.shape is Shape.NAME and v.text.lower() != old.lower()]
+        if names and _NEW_THERE.search(clause):
+            return FactDraft(subject="user", predicate=CORRECTION, object=names[0],
+                             statement=f"{display} has {names[0]} instead of {old}.", importance=0.7,
+                             revision=True, replaces=old)
+    return None

@@ -18,7 +18,7 @@ from engram_core.adapters.offline import lexicon
 from engram_core.adapters.offline import patterns as hp
 from engram_core.adapters.offline import updates as hu
 from engram_core.adapters.offline.adjudicate import normalise
-from engram_core.adapters.offline.attributes import attribute_fact, bare_correction, renamed_value
+from engram_core.adapters.offline.attributes import attribute_fact, bare_correction, left_for_later, renamed_value
 from engram_core.adapters.offline.objects import LIST_SPLIT, clean_object, usable_object
 from engram_core.adapters.offline.renames import rename_facts
 from engram_core.adapters.offline.scope import Person, Placed, Scope, place, skip_reason, with_subject
@@ -409,6 +409,11 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user") -
                 drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)
     if not drafts and subject == "user":
         return _bare_update(text, display)
+    switched = left_for_later(text, display) if subject == "user" else None
+    if switched is not None and not any(d.replaces for d in drafts.values()):
+        old = normalise(switched.replaces or "")
+        kept = [d for d in drafts.values() if not (d.negated and normalise(d.object) == old)]
+        return (switched, *kept)
     return tuple(drafts.values())
 
 

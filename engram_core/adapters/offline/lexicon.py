@@ -106,9 +106,10 @@ _PHRASE_BREAKS = words("with in at on for to from over than instead and or but b
 
 REL_ALIASES = {"mom": "mother", "mum": "mother", "mommy": "mother", "mama": "mother", "dad": "father",
                "daddy": "father", "papa": "father", "grandma": "grandmother", "granny": "grandmother",
-               "grandpa": "grandfather", "kid": "child", "kids": "children", "grandkids": "grandchildren",
-               "fiancée": "fiance", "fiancé": "fiance", "fiancee": "fiance", "hubby": "husband",
-               "puppy": "dog", "kitten": "cat", "bunny": "rabbit"}
+               "gran": "grandmother", "nan": "grandmother", "nana": "grandmother", "grandpa": "grandfather",
+               "grandad": "grandfather", "granddad": "grandfather", "kid": "child", "kids": "children",
+               "grandkids": "grandchildren", "fiancée": "fiance", "fiancé": "fiance", "fiancee": "fiance",
+               "hubby": "husband", "puppy": "dog", "kitten": "cat", "bunny": "rabbit"}
 PETS = words("dog cat rabbit hamster parrot horse fish turtle tortoise snake lizard bird ferret gecko "
              "dogs cats pets rabbits")
 

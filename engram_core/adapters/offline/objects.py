@@ -26,7 +26,7 @@ _SOFT_TAIL = re.compile(
     r"(?:^|\s+)(?:now|right now|just now|for now|these days|nowadays|anymore|any more|currently|"
     r"at the moment|at present|again|too|as well|actually|though|already|officially|finally|by the way|btw|"
     r"haha|lol|originally|I think|I guess|I believe|ok|okay|then|instead|completely|altogether|entirely|also|"
-    r"for good|totally|for me|tbh|to be honest|now on|from now on)$", re.I)
+    r"for good|totally|for me|tbh|to be honest|now on|from now on|alone|on my own|by myself)$", re.I)
 _TAIL_PUNCT = re.compile(r"[^\w%+#]+$")
 _LEAD_FILLER = re.compile(r"^(?:just|now|currently|actually|also|really|still|very much|so much|a lot)\s+", re.I)
 LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&|as well as)\s+", re.I)

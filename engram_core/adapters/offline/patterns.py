@@ -94,7 +94,7 @@ HEDGE = r"(?:these\s+days|nowadays|lately|right\s+now|at\s+the\s+moment|currentl
 ADJ = r"(?:(?:older|younger|little|big|baby|eldest|oldest|youngest|twin|new|\d+[- ]year[- ]old)\s+)?"
 REL = (r"(?P<rel>wife|husband|hubby|partner|spouse|boyfriend|girlfriend|fianc[ée]e?|son|daughter|kid|child|"
        r"baby|mom|mum|mother|dad|father|brother|sister|sibling|twin|grandmother|grandma|granny|grandfather|"
-       r"grandpa|aunt|uncle|cousin|niece|nephew|stepson|stepdaughter|mother-in-law|father-in-law|"
+       r"grandpa|grandad|granddad|gran|nan|nana|aunt|uncle|cousin|niece|nephew|stepson|stepdaughter|mother-in-law|father-in-law|"
        r"dog|puppy|cat|kitten|rabbit|bunny|hamster|parrot|horse|turtle|tortoise|guinea pig|ferret|gecko)")
 ZODIAC = ("(?P<obj>(?-i:Aries|Taurus|Gemini|Cancer|Leo|Virgo|Libra|Scorpio|Sagittarius|Capricorn|Aquarius|"
           "Pisces))")
@@ -188,6 +188,11 @@ _HOME_AND_WORK = (
                          + ADV + r"(?:live|reside))\s+in\s+" + OBJ)),
     Rule("lives_in", _rx(WE + r"(?:bought|rented|found|got)\s+(?:an?|our)\s+(?:new\s+)?(?:house|home|flat|apartment|"
                          r"place)\s+in\s+" + OBJ), revision=True, check=capitalised),
+    Rule("lives_in", _rx(WE + r"(?:moved|relocated)\s+into\s+(?:an?|the|my|our|his|her|their)\s+(?:new\s+|little\s+)?"
+                         r"(?:house|home|flat|apartment|place|bungalow|studio)\s+in\s+" + OBJ), revision=True,
+         check=capitalised),
+    # "I stay in Accra with my parents": where one lives, in many Englishes; tentative, as a stay may be a visit.
+    Rule("lives_in", _rx(r"\b(?:I|we)\s+" + ADV + r"stay\s+in\s+" + OBJ), check=capitalised, tentative=True),
     Rule("lives_in", _rx(r"\b(?:I|we)(?:'m|\s+am|m|'re|\s+are)\s+" + ADV + r"(?:based|living|settled|located)\s+"
                          r"(?:in|out of)\s+" + OBJ)),
     Rule("lives_in", _rx(IM + r"(?:" + name("who") + r",\s+)?an?\s+(?P<role>[a-z][a-z -]*?)\s+(?:based\s+|living\s+)?"

@@ -87,7 +87,8 @@ _PEOPLE = {"bro": "brother", "sis": "sister", "gf": "girlfriend", "bf": "boyfrie
 _REL_WORDS = (
     r"(?:wife|husband|hubby|partner|spouse|boyfriend|girlfriend|bf|gf|fianc[ée]e?|son|daughter|kid|child|"
     r"baby|mom|mum|mother|dad|father|brother|bro|sister|sis|sibling|twin|grandmother|grandma|granny|"
-    r"grandfather|grandpa|aunt|uncle|cousin|niece|nephew|stepson|stepdaughter|mother[- ]in[- ]law|"
+    r"grandfather|grandpa|grandad|granddad|gran|nan|nana|aunt|uncle|cousin|niece|nephew|stepson|stepdaughter|"
+    r"mother[- ]in[- ]law|"
     r"father[- ]in[- ]law|in-laws|parents|best\s+friend|friend|bestie|boss|manager|colleague|co-?worker|"
     r"roommate|roomie|flatmate|housemate|neighbou?r|teacher|coach|doctor|therapist|landlord|landlady)")
 _REL_ADJ = r"(?:(?:little|older|younger|big|baby|eldest|oldest|youngest|twin|new|lil|step|ex|dear|old)[- ]?\s*)*"
@@ -99,7 +100,8 @@ _REL_SUBJECT = re.compile(
     r"(?:,?\s+(?-i:(?P<name>[A-Z][\w-]+)),?)?\s+(?P<rest>.+)$", re.I)
 # Chat drops the "my": "husband sold the civic", "Dad quit smoking" (a verb must follow).
 _BARE_REL_SUBJECT = re.compile(
-    r"^" + _LEAD_FILLERS + r"(?P<rel>" + _REL_WORDS + r")\s+(?P<rest>(?:\w+ed|sold|quit|left|got|went|took|made|"
+    r"^" + _LEAD_FILLERS + r"(?P<rel>" + _REL_WORDS + r")(?:'s(?=\s+(?:\w+ed|been|got|gone|finally|just|now)\b))?"
+    r"\s+(?P<rest>(?:\w+ed|sold|quit|left|got|went|took|made|"
     r"moved|lives|works|plays|is|has|was|says|said|told|just|finally|now)\b.*)$", re.I)
 # A bare name as a subject only with a verb that people do: "Quill is dead" names a product.
 _PERSON_VERBS = (r"(?:moved|relocated|lives|works|worked|joined|started|quit|left|graduated|studies|switched|"

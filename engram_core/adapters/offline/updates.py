@@ -56,6 +56,8 @@ _HOME = (
     Rule("lives_in", _rx(_BE + r"(?:now\s+)?(?:an?\s+)?(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+"
                          r"resident\b"), revision=True),
     Rule("lives_in", _rx(r"\bresident\s+of\s+" + OBJ), check=capitalised),
+    Rule("lives_in", _rx(r"^(?:and\s+|so\s+)?now,?\s+" + _BE + r"(?:living|staying|based)\s+in\s+" + OBJ),
+         revision=True, check=capitalised),
     Rule("lives_in", _rx(r"^(?:officially\s+|now\s+)*(?:an?\s+)?(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+"
                          r"resident\b"), revision=True, first_person=False),
     Rule("lives_in", _rx(r"\bmy\s+(?:new\s+)?(?:apartment|flat|house|place|home|address)(?:'s|\s+is)\s+(?:now\s+)?"
@@ -77,6 +79,10 @@ _WORK = (
                          r"(?:[\w-]+\s+){0,3}?(?:job|position|role|offer|post)\s+(?:at|with|from|in)\s+(?:the\s+)?"
                          + OBJ), revision=True, check=capitalised),
     Rule("works_at", _rx(I_ + r"got\s+hired\s+(?:at|by)\s+" + OBJ), revision=True),
+    Rule("works_at", _rx(I_ + r"(?:started|began|joined)\s+(?:(?:a\s+new\s+job|work(?:ing)?)\s+)?(?:at|with)?\s*"
+                         r"(?:an?|the)\s+(?:[\w-]+\s+){0,3}?(?:company|startup|start-up|nonprofit|non-profit|charity|"
+                         r"firm|agency|studio|lab|bank|school|hospital|clinic|consultancy|restaurant|cafe|café|bakery|"
+                         r"practice|shop|store)\s+(?:called|named)\s+" + _ORG), revision=True),
     Rule("works_at", _rx(r"\b(?:my\s+)?(?:first|1st)\s+(?:day|week)\s+(?:at|with)\s+" + OBJ), revision=True,
          check=capitalised, first_person=False),
     Rule("works_at", _rx(IM + r"employed\s+(?:by|at|with)\s+" + OBJ)),
