@@ -200,3 +200,26 @@ def test_a_switch_told_in_two_steps_replaces_the_employer(clock):
         assert held[("user", "works_at")] == [("Deloitte", False), ("KPMG", True)]
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Mum retired at last.", [("mother", "job_title", "retired", False)]),
+    ("Ravi graduated and works at Infosys now.", [("ravi", "works_at", "Infosys", False),
+                                                  ("ravi", "job_title", "student", True)]),
+    ("I graduated in 2010.", []),  # long ago: no student status ends now
+    ("We've been in Rotterdam since spring, I forgot to tell you.", [("user", "lives_in", "Rotterdam", False)]),
+    ("I've been in Paris since Tuesday.", []),  # a trip, not a home
+    ("new flat in peckham!! got the keys yesterday", [("user", "lives_in", "peckham", False)]),
+])
+def test_ends_and_moves_in_other_words(text, expected):
+    assert [(d.subject, d.predicate, d.object, d.negated) for d in extract_facts(text)] == expected
+
+
+def test_a_graduation_ends_only_the_student_status(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "My cousin Ravi is a student.", "Ravi graduated and works at Infosys now.")
+        assert held[("cousin", "job_title")] == [("student", False)]
+        assert held[("cousin", "works_at")] == [("Infosys", True)]
+    finally:
+        engine.close()

@@ -244,6 +244,13 @@ def _apply_rules(clause: str, ctx: _Context, negation: Negation,
     return list(found.values())
 
 
+_GRADUATED = re.compile(r"\bI\s+(?:have\s+|'ve\s+)?(?:just\s+|finally\s+)?(?:graduated|finished\s+(?:the\s+|my\s+)?"
+                        r"(?:university|uni|college|degree|studies|master'?s|phd))\b", re.I)
+
+
+_LONG_AGO = re.compile(r"\b(?:in\s+\d{4}|ago|back\s+in|back\s+then)\b", re.I)
+
+
 def _is_question(clause: str) -> bool:
     return clause.rstrip().endswith("?") or QUESTION_START.match(clause) is not None
 
@@ -264,6 +271,11 @@ def _clause_facts(clause: str, ctx: _Context) -> list[FactDraft]:
         return [correction]
     plain = None if found or changed else _without_negation(statement, _PLAIN_NEGATIONS)
     found = found or (_apply_rules(plain, ctx, Negation.PLAIN) if plain else [])
+    # "Ravi graduated": no longer a student, whatever comes next (tentative: it ends only a held "student").
+    if _GRADUATED.search(statement) and not _LONG_AGO.search(statement):
+        found.append(FactDraft(subject=ctx.subject, predicate="job_title", object="student",
+                               statement=f"{ctx.display} is no longer a student.", negated=True, revision=True,
+                               tentative=True))
     if not found and not changed and not plain and (attribute := attribute_fact(statement, ctx.subject, ctx.display)):
         return [attribute]
     return found

@@ -56,6 +56,12 @@ _HOME = (
     Rule("lives_in", _rx(_BE + r"(?:now\s+)?(?:an?\s+)?(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+"
                          r"resident\b"), revision=True),
     Rule("lives_in", _rx(r"\bresident\s+of\s+" + OBJ), check=capitalised),
+    Rule("lives_in", _rx(WE + r"been\s+(?:living\s+)?in\s+" + OBJ + r"(?=\s+since\s+(?:the\s+)?(?:spring|summer|autumn|"
+                         r"fall|winter|january|february|march|april|may|june|july|august|september|october|november|"
+                         r"december|last\s+(?:month|year|spring|summer|autumn|fall|winter)|\d{4})\b)"),
+         revision=True, check=capitalised),
+    Rule("lives_in", _rx(r"^(?:(?:my|our)\s+)?new\s+(?:flat|house|apartment|place|home)\s+(?:is\s+)?in\s+" + OBJ),
+         revision=True, check=capitalised, first_person=False),
     Rule("lives_in", _rx(r"^(?:and\s+|so\s+)?now,?\s+" + _BE + r"(?:living|staying|based)\s+in\s+" + OBJ),
          revision=True, check=capitalised),
     Rule("lives_in", _rx(r"^(?:officially\s+|now\s+)*(?:an?\s+)?(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+"
@@ -95,6 +101,9 @@ _WORK = (
     Rule("works_at", _rx(I_ + r"(?:teach|work)\s+at\s+" + OBJ), check=capitalised),
     Rule("works_at", _rx(WE + r"(?:moved|switched|transferred)\s+(?:over\s+)?to\s+" + OBJ), revision=True,
          check=lambda o: capitalised(o) and _organisation(o)),
+    # Work that ends: "I retired at last" is a new status; "I graduated" ends being a student (only that).
+    Rule("job_title", _rx(I_ + r"(?:have\s+|'ve\s+)?(?:just\s+|finally\s+)?(?P<obj>retired)\b"
+                          r"(?!\s+(?:from\s+)?(?:the|my|a|an|his|her|our)\b)"), revision=True, template="{d} is {o}."),
     # "She's teaching now": the work named by what one does.
     Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>teaching|nursing|tutoring|coaching|lecturing|consulting|"
                           r"freelancing|bartending|babysitting)\b(?!\s+(?:a|an|the|my|some|at|for)\b)"),
