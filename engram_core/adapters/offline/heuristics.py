@@ -37,7 +37,7 @@ _CLAUSE_BREAK = re.compile(
     + r"|,\s*(?:but|so|because|although|though|plus)\s+"
     r"|,\s+(?=(?:I|I'm|I've|Im|my|we|we're|our|where|what|who|when|why|how|do|does|did|can|could|is|are|"
     r"also|actually|btw|oh|anyway|please|he|she|he's|she's|now|here|today|nowadays|currently|these days|so|"
-    r"got|started|joined|moved|switched|left|quit|went|became|landed|bought|picked|vegetarian|vegan|pescatarian|"
+    r"got|started|joined|moved|switched|left|quit|went|became|landed|bought|picked|prefer|vegetarian|vegan|pescatarian|"
     r"keto|paleo)\b)",
     re.I)
 # "Did I tell you ..." and "just so you know ..." introduce a statement, not a question.
@@ -63,6 +63,8 @@ _Rewrite = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
 _CHANGE_NEGATIONS: tuple[_Rewrite, ...] = (
     (re.compile(r"\bno\s+longer\s+", re.I), ""),
     (re.compile(r"\b(?:don't|do not|didn't)\s+(.*?)\s*\b(?:anymore|any more|any longer)\b", re.I), r"\1"),
+    # "I don't play chess more": "anymore" in many learners' English, at the end of its clause.
+    (re.compile(r"\b(?:don't|do not)\s+(.*?)\s+more(?=\s*(?:[,.;!]|$))", re.I), r"\1"),
     (re.compile(r"\b(I(?:'m|\s+am|m))\s+not\s+(.*?)\s*\b(?:anymore|any more|any longer)\b", re.I), r"\1 \2"),
     (re.compile(r"\b(?:have\s+|'ve\s+)?(?:stopped|quit|gave up)\s+(\w+ing)\b", re.I),
      lambda m: _GERUND_BASE.get(m.group(1).lower(), m.group(1).lower()[:-3])),

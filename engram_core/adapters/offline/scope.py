@@ -255,7 +255,7 @@ _ELIDED = re.compile(
     r"^(?:(?:just|finally|recently|also|so|and|ok|okay|officially|already|basically|literally|totally|kinda|"
     r"kind\s+of|sort\s+of|pretty\s+much|honestly|now|currently|still)\s+)*"
     r"(?P<verb>moved|relocated|started|joined|left|quit|went|got|became|switched|stopped|gave\s+up|picked\s+up|"
-    r"grew|lost|ditched|dropped|kicked|"
+    r"grew|lost|ditched|dropped|kicked|prefer|"
     r"learned|learnt|bought|cut|landed|finished|retired|love|like|live|work|hate|enjoy|speak|play|"
     r"living|working|based|settled|done\s+with|married|obsessed|(?:a\s+)?(?:big|huge|massive)"
     r"\s+fan|fan|into|not\s+into|over|off|back\s+on|back\s+to|no\s+longer|vegan|vegetarian|pescatarian|"

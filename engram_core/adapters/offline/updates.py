@@ -148,6 +148,9 @@ _PEOPLE_AND_DIETS = (
     Rule("diet", _rx(r"\b(?:switching|switched|moving|moved|going)\s+(?:over\s+)?to\s+(?:an?\s+|the\s+)?"
                      r"(?P<obj>[\w-]+)\s+(?:diet|style\s+of\s+eating|way\s+of\s+eating)\b"), revision=True),
     Rule("diet", _rx(r"^(?P<obj>(?:raw\s+|strict\s+)?" + DIETS + r")\s+here\b"), first_person=False),
+    # "Swimming instead.": an activity taken up in place of another, said alone.
+    Rule("likes", _rx(r"^(?:just\s+|now\s+|so\s+)?(?P<obj>[a-z]+ing(?:\s+[a-z]+){0,2}?)\s+instead\s*[.!]*$"),
+         revision=True, first_person=False),
     # Given up in other words: retires the very thing it names, never stands as a belief alone.
     Rule("likes", _rx(r"\bI(?:'m|\s+am|m|'ve|\s+have)?\s+" + ADV + r"(?:done\s+with|over|off|sick\s+of|tired\s+of|"
                       r"finished\s+with|gone\s+off|lost\s+(?:all\s+)?interest\s+in|grew\s+out\s+of|grown\s+out\s+of)\s+"
