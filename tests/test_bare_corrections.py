@@ -231,7 +231,8 @@ def test_a_graduation_ends_only_the_student_status(clock):
     ("clubbing isnt for me anymore, prefer a quiet pub tbh", [("prefers", "a quiet pub", False)]),
     ("I don't play chess more, it is not interesting for me now.", [("hobby", "chess", True)]),
     ("I don't want more, thanks.", []),
-    ("I don't like beer anymore, now I drink only water.", [("likes", "beer", True), ("prefers_drink", "water", False)]),
+    ("I don't like beer anymore, now I drink only water.",
+     [("likes", "beer", True), ("prefers_drink", "water", False)]),
 ])
 def test_a_preference_given_up_and_the_one_taken_up(text, expected):
     assert [(d.predicate, d.object, d.negated) for d in extract_facts(text)] == expected
