@@ -249,9 +249,9 @@ def test_warm_recall_with_the_restatement_veto_on_returns_what_a_cold_engine_ret
         text = rng.choice(_SPEAKERS) + rng.choice(_CHANGED + _PLAIN)
         warm.observe(text if number % 3 else synthetic_sentence(rng), message_id=f"m{number}")
         clock.advance(timedelta(minutes=30))
-    warm.observe("Ana: Our weekly team sync is on Mondays.", message_id="old")
+    warm.observe("Ana: Our weekly team sync happens on Mondays.", message_id="old")  # no value the ledger reads
     clock.advance(timedelta(hours=1))
-    newer = [m.id for m in warm.observe("Ana: Our weekly team sync is on Thursdays.", message_id="new").memories]
+    newer = [m.id for m in warm.observe("Ana: Our weekly team sync happens on Thursdays.", message_id="new").memories]
     asked = ["when is the weekly team sync?", "what about the band?", "the team sync on Thursdays", "yoga"]
     vetoed = []
     for round_number in range(12):

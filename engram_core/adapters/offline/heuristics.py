@@ -19,6 +19,7 @@ from engram_core.adapters.offline import patterns as hp
 from engram_core.adapters.offline import updates as hu
 from engram_core.adapters.offline.adjudicate import normalise
 from engram_core.adapters.offline.attributes import attribute_fact, bare_correction, left_for_later, renamed_value
+from engram_core.adapters.offline.switches import correction_of, switch
 from engram_core.adapters.offline.objects import LIST_SPLIT, clean_object, usable_object
 from engram_core.adapters.offline.renames import rename_facts
 from engram_core.adapters.offline.scope import Person, Placed, Scope, place, skip_reason, with_subject
@@ -263,13 +264,13 @@ def _clause_facts(clause: str, ctx: _Context) -> list[FactDraft]:
     if (_is_question(statement) and not disclosed) or _HYPOTHETICAL.search(statement) or _REPORTED.search(statement):
         return []
     statement = statement.rstrip("?")
-    if (switched := _switch(statement, ctx)) is not None:
+    if (switched := switch(statement, ctx.subject, ctx.display)) is not None:
         draft, rest = switched
         return [draft, *(_apply_rules(rest, ctx, Negation.NONE) if rest else [])]
     changed = _without_negation(statement, _CHANGE_NEGATIONS)
     found = _apply_rules(changed, ctx, Negation.CHANGE) if changed else []
     found = found or _apply_rules(statement, ctx, Negation.NONE)
-    if not found and not changed and (correction := _correction(statement, ctx)):
+    if not found and not changed and (correction := correction_of(statement, ctx.subject, ctx.display)):
         return [correction]
     plain = None if found or changed else _without_negation(statement, _PLAIN_NEGATIONS)
     found = found or (_apply_rules(plain, ctx, Negation.PLAIN) if plain else [])
@@ -281,54 +282,6 @@ def _clause_facts(clause: str, ctx: _Context) -> list[FactDraft]:
     if not found and not changed and not plain and (attribute := attribute_fact(statement, ctx.subject, ctx.display)):
         return [attribute]
     return found
-
-
-_CORRECTION = re.compile(
-    r"^(?P<cue>(?:(?:sorry|sry|oops|ugh|wait|no|nope|actually|correction|typo|my bad|never mind|excuse me|I mean|"
-    r"I meant|I meant to say|I wanted to say|I want to say|it's|its|it is|that's|should be|make that)[,:!.]?\s+)*)"
-    r"(?P<lead>(?:the|my|our|his|her|their)\s+[\w'-]+(?:\s+[\w'-]+)?\s+(?:is|are|was)\s+(?:on\s+|at\s+|in\s+)?)?"
-    r"(?P<new>[\w:'&.-]+(?:\s+[\w:'&.-]+){0,3}?)(?P<comma>,?)\s+not\s+(?:the\s+|a\s+|an\s+)?"
-    r"(?P<old>[\w:'&-]+(?:\s+[\w:'&-]+){0,3}?)[.!]*$", re.I)
-
-
-# "Left Accenture for Capgemini", "moved from the NHS to Bupa": a switch names the old value and the new.
-_VALUE = r"(?:the\s+|my\s+|our\s+|a\s+|an\s+)?(?P<{0}>[\w'&.-]+(?:\s+[\w'&.-]+){{0,3}}?)"
-_SWITCH_END = r"(?=\s*(?:$|[,.;!]|\s+(?:and|but|because|since|so|last|this|in|on|after|at)\b))"
-_SWITCHES = (
-    re.compile(r"\b(?:left|quit|swapped|traded|ditched|dropped)\s+" + _VALUE.format("old") + r"\s+(?:in\s+)?for\s+"
-               r"(?!(?:good|now|ever|real|a\s+(?:while|bit|few)|the\s+\w+|\d+|some|years|months|weeks|days|today|"
-               r"tonight|tomorrow)\b)" + _VALUE.format("new") + _SWITCH_END, re.I),
-    re.compile(r"\b(?:moved|switched|changed|upgraded|transferred|relocated)\s+(?:over\s+)?from\s+"
-               + _VALUE.format("old") + r"\s+to\s+" + _VALUE.format("new") + _SWITCH_END, re.I),
-)
-_NOT_BEFORE = re.compile(r"\b(?:not|never|n't|didn't|haven't|won't)\b", re.I)
-
-
-def _switch(clause: str, ctx: _Context) -> tuple[FactDraft, str] | None:
-    """"Left A for B": B replaces whichever current belief of the subject holds A, settled against the
-    ledger like a correction (when none holds A, that draft makes no belief). Also the clause without
-    its "from A", for the ordinary rules: "I moved from Berlin to Munich" still says where one lives."""
-    for pattern in _SWITCHES:
-        m = pattern.search(clause)
-        if m is not None and _NOT_BEFORE.search(clause[:m.start()]) is None:
-            new, old = m.group("new").strip(" ,."), m.group("old").strip(" ,.")
-            rest = clause.replace(m.group(0), m.group(0).split(" from ")[0] + " to " + m.group("new"), 1) \
-                if " from " in m.group(0).lower() else ""
-            return FactDraft(subject=ctx.subject, predicate="corrects", object=new,
-                             statement=f"{ctx.display} has {new} instead of {old}.", importance=0.7, revision=True,
-                             replaces=old), rest
-    return None
-
-
-def _correction(clause: str, ctx: _Context) -> FactDraft | None:
-    """"I mean Tuesday, not Monday": which belief it corrects is settled against the ledger."""
-    m = _CORRECTION.match(clause.strip()) or _CORRECTION.match(re.sub(r"^[^:]{0,60}:\s*", "", clause.strip()))
-    said_so = m is not None and bool(m.group("cue") or m.group("comma") or m.group("lead"))
-    if m is None or not said_so or m.group("new").lower().startswith(("i'm", "i ")):
-        return None  # "I'm not sure" corrects nothing: "X, not Y" or "I mean X not Y" does
-    new, old = m.group("new").strip(" ,."), m.group("old").strip(" ,.")
-    return FactDraft(subject=ctx.subject, predicate="corrects", object=new, statement=f"{ctx.display} means {new}, "
-                     f"not {old}.", importance=0.7, revision=True, replaces=old)
 
 
 def _disclosure_removed(clause: str) -> str:
