@@ -236,3 +236,26 @@ def test_a_graduation_ends_only_the_student_status(clock):
 ])
 def test_a_preference_given_up_and_the_one_taken_up(text, expected):
     assert [(d.predicate, d.object, d.negated) for d in extract_facts(text)] == expected
+
+
+@pytest.mark.parametrize(("messages", "slot", "expected"), [
+    (["Our band's called The Static.", "We're The Signals now, long story."], ("user", "band_name"),
+     [("The Static", False), ("The Signals", True)]),
+    (["my gamer tag is shadowfox99", "changed my gamertag to nightowl_77, shadowfox was so 2015"],
+     ("user", "gamer_tag"), [("shadowfox99", False), ("nightowl_77", True)]),
+])
+def test_a_rename_by_we_or_in_one_word_finds_its_slot(clock, messages, slot, expected):
+    engine = make_engine(clock)
+    try:
+        assert _said(engine, clock, *messages)[slot] == expected
+    finally:
+        engine.close()
+
+
+def test_we_with_no_name_renames_nothing(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "Our band's called The Static.", "We're tired now.")
+        assert held[("user", "band_name")] == [("The Static", True)]
+    finally:
+        engine.close()

@@ -72,7 +72,8 @@ def resolve_correction(draft: FactDraft, current: Sequence[Belief]) -> tuple[Fac
 
 def _slot_named(belief: Belief, slot: frozenset[str]) -> bool:
     """The slot's words name the belief: "street" in "The user's street is Station Road"."""
-    named = meaning(belief.predicate.replace("_", " ")) | (meaning(belief.statement) - meaning(belief.object))
+    named = (meaning(belief.predicate.replace("_", " ")) | meaning(belief.predicate.replace("_", ""))
+             | (meaning(belief.statement) - meaning(belief.object)))  # "gamer_tag" is a "gamertag" too
     return bool(slot & named)
 
 

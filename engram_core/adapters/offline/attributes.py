@@ -101,6 +101,8 @@ _PETS = frozenset("dog puppy cat kitten rabbit bunny hamster parrot horse turtle
                   "gecko".split())
 _PEOPLE_WORDS = frozenset().union(*(meaning(w) for w in set(re.findall(r"[a-z-]+", REL)) - _PETS)) | meaning(
     "children kids parents boss friend colleague manager mum mom dad")
+_WE = re.compile(r"^\W*(?:we're|we\s+are|we've|we\s+have)\b", re.I)
+_GROUPS = meaning("band company startup business team club group firm organisation")
 _SLOT_FILLER = frozenset(meaning("name named called call now renamed rebranded officially new changed change "
                                  "it's its is updated update"))
 
@@ -118,6 +120,8 @@ def renamed_value(sentence: str, display: str) -> FactDraft | None:
         return None
     value = names[0].text
     slot = meaning(sentence) - meaning(value) - _SLOT_FILLER - _PEOPLE_WORDS
+    if _WE.match(sentence):
+        slot |= _GROUPS  # "We're The Signals now": the name of something "we" are, a band or a company
     if not slot:
         return None  # nothing names the slot: "We're The Signals now" could be anything
     return FactDraft(subject="user", predicate=CORRECTION, object=value, statement=f"{display} has {value} now.",
