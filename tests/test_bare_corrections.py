@@ -259,3 +259,12 @@ def test_we_with_no_name_renames_nothing(clock):
         assert held[("user", "band_name")] == [("The Static", True)]
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Vegetarian, by the way.", [("diet", "Vegetarian")]),  # a diet said alone is no name
+    ("Not raw anymore, just regular vegan.", [("diet", "vegan")]),
+    ("I am fine, just tired.", []),
+])
+def test_a_diet_said_alone(text, expected):
+    assert [(d.predicate, d.object) for d in extract_facts(text) if not d.negated] == expected

@@ -38,7 +38,8 @@ _CLAUSE_BREAK = re.compile(
     + r"|,\s*(?:but|so|because|although|though|plus)\s+"
     r"|,\s+(?=(?:I|I'm|I've|Im|my|we|we're|our|where|what|who|when|why|how|do|does|did|can|could|is|are|"
     r"also|actually|btw|oh|anyway|please|he|she|he's|she's|now|here|today|nowadays|currently|these days|so|"
-    r"got|started|joined|moved|switched|left|quit|went|became|landed|bought|picked|prefer|vegetarian|vegan|pescatarian|"
+    r"got|started|joined|moved|switched|left|quit|went|became|landed|bought|picked|prefer|just|vegetarian|vegan|"
+    r"pescatarian|"
     r"keto|paleo)\b)",
     re.I)
 # "Did I tell you ..." and "just so you know ..." introduce a statement, not a question.

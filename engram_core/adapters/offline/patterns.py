@@ -100,7 +100,7 @@ ZODIAC = ("(?P<obj>(?-i:Aries|Taurus|Gemini|Cancer|Leo|Virgo|Libra|Scorpio|Sagit
           "Pisces))")
 
 NUMBER = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+|a couple of|several|no)"
-DIETS = (r"(?:vegetarian|vegan|pescatarian|pescetarian|keto|paleo|kosher|halal|gluten[- ]free|dairy[- ]free|"
+DIETS = (r"(?:vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|kosher|halal|gluten[- ]free|dairy[- ]free|"
          r"plant[- ]based|flexitarian|carnivore)")
 CONDITIONS = (r"(?:type [12] diabetes|diabetes|asthma|epilepsy|c[o]?eliac disease|hypertension|"
               r"high blood pressure|a heart condition|heart disease|adhd|autism|depression|anxiety|migraines|"

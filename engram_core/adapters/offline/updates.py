@@ -148,6 +148,10 @@ _PEOPLE_AND_DIETS = (
     Rule("diet", _rx(r"\b(?:switching|switched|moving|moved|going)\s+(?:over\s+)?to\s+(?:an?\s+|the\s+)?"
                      r"(?P<obj>[\w-]+)\s+(?:diet|style\s+of\s+eating|way\s+of\s+eating)\b"), revision=True),
     Rule("diet", _rx(r"^(?P<obj>(?:raw\s+|strict\s+)?" + DIETS + r")\s+here\b"), first_person=False),
+    # Said alone: "Vegetarian, by the way.", "just regular vegan", "so fully veggie now".
+    Rule("diet", _rx(r"^(?:(?:so|just|now|fully|full|regular|plain|normal|strictly)\s+)*(?P<obj>" + DIETS
+                     + r")(?:,?\s+(?:by\s+the\s+way|btw|fyi|now|these\s+days))?\s*[.!]*$"), revision=True,
+         first_person=False),
     # "Swimming instead.": an activity taken up in place of another, said alone.
     Rule("likes", _rx(r"^(?:just\s+|now\s+|so\s+)?(?P<obj>[a-z]+ing(?:\s+[a-z]+){0,2}?)\s+instead\s*[.!]*$"),
          revision=True, first_person=False),
