@@ -241,7 +241,7 @@ def test_what_a_message_says_stopped_ends_the_beliefs_it_names_and_only_those(cl
 
 def test_a_value_the_message_says_still_holds_is_not_ended(clock):
     engine = make_engine(clock, config=LOOSE)
-    _say(engine, clock, "Raw vegan here.", "Not raw anymore, just regular vegan.")
+    _say(engine, clock, "Raw vegan here.", "Not raw anymore, still vegan though.")
     assert "Raw vegan" in _current(engine)  # "vegan" still holds: no false retirement
     engine.close()
 
