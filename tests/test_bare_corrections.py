@@ -268,3 +268,24 @@ def test_we_with_no_name_renames_nothing(clock):
 ])
 def test_a_diet_said_alone(text, expected):
     assert [(d.predicate, d.object) for d in extract_facts(text) if not d.negated] == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Dentist on Friday at 9:30.", [("scheduled", "Dentist on Friday at 9:30")]),
+    ("Dinner at 8 is fine.", []),  # no day: nothing scheduled
+    ("my allergies are shellfish, eggs and kiwi",
+     [("allergy", "shellfish"), ("allergy", "eggs"), ("allergy", "kiwi")]),
+])
+def test_engagements_and_allergies_said_plainly(text, expected):
+    assert [(d.predicate, d.object) for d in extract_facts(text)] == expected
+
+
+def test_turns_out_corrects_the_time_of_the_engagement(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "Dentist on Friday at 9:30.",
+                     "Turns out the dentist is at 10:30, I misread the card.")
+        assert held[("user", "scheduled")] == [("Dentist on Friday at 9:30", False),
+                                               ("Dentist on Friday at 10:30", True)]
+    finally:
+        engine.close()

@@ -60,12 +60,13 @@ def attribute_fact(clause: str, subject: str, display: str) -> FactDraft | None:
 # A message that opens by setting something right: "nvm", "Sorry,", "oops", "lol no its ...".
 _CORRECTION_OPENING = re.compile(
     r"^\W*(?:(?:lol|haha|ugh|oh|hmm|wait|no|nope|sorry|sry|oops|whoops|nvm|never\s*mind|actually|correction|"
-    r"typo|my\s+bad|excuse\s+me|i\s+mean|i\s+meant|scratch\s+that|i\s+wrote\s+(?:it\s+)?wrong|"
+    r"typo|my\s+bad|excuse\s+me|i\s+mean|i\s+meant|scratch\s+that|i\s+wrote\s+(?:it\s+)?wrong|turns\s+out|"
     r"i\s+got\s+it\s+wrong)\b[\s,.:!-]*)+", re.I)
 # What may stand between the opening and the new value: "its", "it's", "is not 15, is", "ends in".
 _LEAD_IN = re.compile(
     r"^(?:(?:it's|its|it\s+is|it\s+was|is|that's|thats|should\s+be|make\s+that|the\s+right\s+one\s+is|"
-    r"ends\s+in|starts\s+with|actually|no)\b[\s,]*|(?:is\s+)?not\s+[^,.;!?]{1,25},\s*(?:it's|its|is|but)?\s*)*",
+    r"ends\s+in|starts\s+with|actually|no)\b[\s,]*|(?:is\s+)?not\s+[^,.;!?]{1,25},\s*(?:it's|its|is|but)?\s*"
+    r"|(?:the|my|our|his|her)\s+[\w'-]+\s+(?:is|are|was)\s+(?:on\s+|at\s+|in\s+)?)*",
     re.I)
 
 

@@ -254,6 +254,8 @@ _HEALTH_AND_FOOD = (
     Rule("allergy", _rx(HAVE + r"(?:an?\s+)?(?:(?:severe|mild|serious|bad|deadly|life-threatening|slight)\s+)?"
                         r"(?P<obj>[\w -]+?)\s+allerg(?:y|ies)\b")),
     Rule("allergy", _rx(HAVE + r"(?:an?\s+)?allerg(?:y|ies)\s+to\s+" + LIST), listy=True),
+    Rule("allergy", _rx(r"\bmy\s+allerg(?:y|ies)\s+(?:is|are)\s+(?:to\s+)?(?P<obj>[^;!?]+?)"
+                        r"(?=,?\s+(?:which|but|so|that)\b|[.!;]|$)"), listy=True),
     Rule("allergy", _rx(r"\bmy\s+(?P<obj>[\w -]+?)\s+allerg(?:y|ies)\b")),
     Rule("intolerance", _rx(IM + r"(?P<obj>\w+)\s+intolerant\b")),
     Rule("intolerance", _rx(IM + r"intolerant\s+to\s+" + LIST), listy=True),
@@ -332,6 +334,8 @@ _TIME_HOBBIES_SKILLS = (
                      r"[^,;!?]*)"), keep_time=True, check=dated),
     Rule("scheduled", _rx(I_ + r"have\s+(?P<obj>(?:meeting|appointment|interview|exam|flight|call|class|date)\s+"
                           r"(?:with|at|in|on|for)\b[^,;!?]*)"), keep_time=True, check=dated),
+    Rule("scheduled", _rx(r"^(?P<obj>(?:dentist|doctor|gp|meeting|appointment|interview|flight|exam|dinner|lunch)\b"
+                          r"[^,;!?]*?\b(?:on|at)\b[^,;!?]*)"), keep_time=True, check=dated, first_person=False),
     Rule("scheduled", _rx(IM + r"(?P<obj>(?:going|flying|travel(?:l)?ing|heading|driving|moving)\s+to\s+[^,;!?]+)"),
          keep_time=True, check=dated, template="{d} is {o}."),
     Rule("scheduled", _rx(r"\bmy\s+(?P<obj>[\w' -]+?\s+is\s+(?:on|at|next|this|tomorrow|in)\b[^,;!?]*)"),
