@@ -289,3 +289,13 @@ def test_turns_out_corrects_the_time_of_the_engagement(clock):
                                                ("Dentist on Friday at 10:30", True)]
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize("other", ["The other team's project is called QUARTZ.", "Their project is QUARTZ now."])
+def test_someone_elses_name_for_a_thing_renames_nothing_of_the_users(clock, other):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "My project is called MERIDIAN.", other)
+        assert held[("user", "project_name")] == [("MERIDIAN", True)]
+    finally:
+        engine.close()

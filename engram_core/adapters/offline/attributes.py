@@ -94,7 +94,7 @@ def bare_correction(text: str, display: str) -> FactDraft | None:
 
 # What says a thing has a new name (not a move or a new job: the table's rules read those).
 _RENAME_CUE = re.compile(
-    r"\b(?:renamed|rebranded|renaming|new\s+name|(?:is|are|it's|its)\s+(?:now\s+)?(?:called|named)|officially|"
+    r"\b(?:renamed|rebranded|renaming|new\s+name|(?:is|are|it's|its)\s+now\s+(?:called|named)|officially|"
     r"now\s+(?:it\s+is|it's|its|called|named)|changed\s+(?:the|my|our|its)\s+(?:\w+\s+)?(?:name\s+)?to)\b"
     r"|\b\w+\s+now\s*[.!]*$", re.I)
 # People are renamed by a correction or a wedding, never by "it's X now": their words name no slot here.
@@ -102,6 +102,7 @@ _PETS = frozenset("dog puppy cat kitten rabbit bunny hamster parrot horse turtle
                   "gecko".split())
 _PEOPLE_WORDS = frozenset().union(*(meaning(w) for w in set(re.findall(r"[a-z-]+", REL)) - _PETS)) | meaning(
     "children kids parents boss friend colleague manager mum mom dad")
+_SOMEONE_ELSES = re.compile(r"\b(?:the\s+other|other\s+\w+'s|someone's|somebody's|their|your|his)\b", re.I)
 _WE = re.compile(r"^\W*(?:we're|we\s+are|we've|we\s+have)\b", re.I)
 _GROUPS = meaning("band company startup business team club group firm organisation")
 _SLOT_FILLER = frozenset(meaning("name named called call now renamed rebranded officially new changed change "
@@ -112,7 +113,7 @@ def renamed_value(sentence: str, display: str) -> FactDraft | None:
     """"The council renamed our street, it's Windrush Way now": a name said to hold now, for the held
     value of the slot the sentence names ("street"); None without a name, a slot word, or a cue."""
     clauses = [c for c in re.split(r",\s*|;\s*", sentence) if _RENAME_CUE.search(c) and not ADDITIVE_CUE.search(c)]
-    if not clauses:
+    if not clauses or _SOMEONE_ELSES.search(sentence):
         return None
     # A capital opening the sentence is no evidence of a name ("Meeting note 3: ... moved to room 3").
     names = [v for c in clauses for v in values_in(c) if v.shape in (Shape.NAME, Shape.HANDLE)
