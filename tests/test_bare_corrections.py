@@ -299,3 +299,12 @@ def test_someone_elses_name_for_a_thing_renames_nothing_of_the_users(clock, othe
         assert held[("user", "project_name")] == [("MERIDIAN", True)]
     finally:
         engine.close()
+
+
+def test_a_value_that_opens_a_new_thought_corrects_nothing(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "My flight to Athens is on Tuesday.", "No, Thursday works better for the meeting.")
+        assert held[("user", "scheduled")] == [("flight to Athens is on Tuesday", True)]
+    finally:
+        engine.close()

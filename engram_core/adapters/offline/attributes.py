@@ -70,13 +70,18 @@ _LEAD_IN = re.compile(
     re.I)
 
 
+_VALUE_ALONE = re.compile(r"\s*(?:$|[,.;:!?)-]|(?:lol|haha|sorry|oops|not|then|instead|actually)\b)", re.I)
+
+
 def _bare_value(text: str) -> str | None:
-    """The value a correction opens with, after its lead-in ("its july 27 lol": "july 27")."""
+    """The value a correction opens with, after its lead-in ("its july 27 lol": "july 27"), standing
+    alone in its clause: "No, Thursday works better for the meeting" is a new thought, not a correction."""
     rest = text[_LEAD_IN.match(text).end():]  # type: ignore[union-attr]  # the pattern matches empty
     found = values_in(rest)
     if not found or found[0].start > 4:
         return None
-    return found[0].text
+    after = rest[found[0].start + len(found[0].text):]
+    return found[0].text if _VALUE_ALONE.match(after) else None
 
 
 def bare_correction(text: str, display: str) -> FactDraft | None:
