@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from engram_core.core.model import Belief
 from engram_core.core.render import fact_label
@@ -35,7 +36,7 @@ def _asked_about(belief: Belief, asked: frozenset[str]) -> bool:
     return bool({_stem(w) for w in _QUERY_WORD.findall(belief.subject.lower())} & asked)
 
 
-def answer_tiers(beliefs: list[tuple[str, Belief | None]], query: str) -> dict[str, float]:
+def answer_tiers(beliefs: Sequence[tuple[str, Belief | None]], query: str) -> dict[str, float]:
     """Current beliefs whose attribute the query names, ranked by how many of its words they answer.
 
     "Where do I live now?" names lives_in, so a three-week-old home city beats a fresh, vaguely

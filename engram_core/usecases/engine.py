@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TypeVar
 
 from engram_core.usecases import exchange, longtext, maintenance, recall, reembed, replies, writepath
 from engram_core.core import inputs
@@ -25,6 +26,8 @@ from engram_core.core.ports import LLM, Clock, Embedder, MetaStore, TenantStore,
 from engram_core.usecases.reembed import ReembedReport
 from engram_core.usecases.runtime import CLOCK_OFFSET_KEY, Runtime, random_id
 from engram_core.core.timeutil import MAX_DURATION
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,7 @@ class Engine:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _run(self, use_case: Callable[[], object]):  # noqa: ANN202 - returns the use case's value
+    def _run(self, use_case: Callable[[], T]) -> T:
         """A failed use case rolled back its transaction; drop the cached index with it."""
         try:
             return use_case()

@@ -18,6 +18,7 @@ from pydantic import (
     BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, ValidationInfo, field_validator, model_validator,
 )
 from pydantic.fields import FieldInfo
+from typing_extensions import TypeForm
 
 from engram_core.core.errors import ImportFormatError
 from engram_core.core.model import CallOutcome, CallPurpose, Cardinality, EventKind, MemoryKind, MemoryStatus
@@ -37,14 +38,24 @@ class _Stamp(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _check_times(cls, value, info):  # noqa: ANN001, ANN206 - pydantic hook
-        if info.field_name.endswith("_at") or info.field_name in ("at", "valid_from", "valid_to"):
-            if value is not None:
-                try:
-                    return to_storage(from_storage(value))  # what older versions wrote, in today's form
-                except (TypeError, ValueError) as exc:
-                    raise ValueError(f"not a stored timestamp: {value!r}") from exc
+    def _check_times(cls, value: object, info: ValidationInfo) -> object:
+        if _is_time_field(info.field_name) and value is not None:
+            return _stored_time(value)
         return value
+
+
+def _is_time_field(name: str | None) -> bool:
+    return name is not None and (name.endswith("_at") or name in ("at", "valid_from", "valid_to"))
+
+
+def _stored_time(value: object) -> str:
+    """A stored timestamp in today's form (what older versions wrote included)."""
+    if isinstance(value, str):
+        try:
+            return to_storage(from_storage(value))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"not a stored timestamp: {value!r}") from exc
+    raise ValueError(f"not a stored timestamp: {value!r}")
 
 
 Id = Annotated[str, Field(min_length=1)]
@@ -79,7 +90,7 @@ def _nullable(field: FieldInfo) -> bool:
     return type(None) in get_args(field.annotation)
 
 
-def _checks(**types: object) -> dict[str, TypeAdapter[Any]]:
+def _checks(**types: TypeForm[Any]) -> dict[str, TypeAdapter[Any]]:
     """Every record's id is non-empty; ``types`` are the record's own checks."""
     return {"id": TypeAdapter(Id), **{name: TypeAdapter(kind) for name, kind in types.items()}}
 
@@ -116,8 +127,8 @@ class ProposalRecord(_Stamp):
     type: Literal["dream_proposal"]
     id: Id
     created_at: str
-    actions: list
-    rejected: list
+    actions: list[Any]  # the stored JSON, as exported
+    rejected: list[Any]
     applied_at: str | None = None
 
 
@@ -165,8 +176,12 @@ class Header(BaseModel):
     clock_offset_seconds: float = Field(0.0, ge=0, le=MAX_DURATION.total_seconds(), allow_inf_nan=False)
 
 
-_RECORDS = {"message": MessageRecord, "memory": MemoryRecord, "belief": BeliefRecord, "event": EventRecord,
-            "dream_proposal": ProposalRecord, "usage": UsageRecord, "stale_review": StaleReviewRecord}
+Record = MessageRecord | MemoryRecord | BeliefRecord | EventRecord | ProposalRecord | UsageRecord | StaleReviewRecord
+_RECORDS: dict[str, type[Record]] = {
+    "message": MessageRecord, "memory": MemoryRecord, "belief": BeliefRecord, "event": EventRecord,
+    "dream_proposal": ProposalRecord, "usage": UsageRecord, "stale_review": StaleReviewRecord}
+
+
 def export_lines(rt: Runtime) -> Iterator[str]:
     header = {"type": "header", "format": FORMAT_NAME, "version": FORMAT_VERSION,
               "schema": rt.store.schema_version(), "embedder": rt.store.get_meta(EMBEDDER_KEY),
@@ -177,7 +192,7 @@ def export_lines(rt: Runtime) -> Iterator[str]:
             yield json.dumps({"type": kind, **row}, sort_keys=True, ensure_ascii=False)
 
 
-def _parse_line(number: int, line: str) -> dict:
+def _parse_line(number: int, line: str) -> dict[str, object]:
     try:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -189,7 +204,7 @@ def _parse_line(number: int, line: str) -> dict:
     return data
 
 
-def _validate_record(number: int, data: dict) -> BaseModel:
+def _validate_record(number: int, data: dict[str, object]) -> Record:
     model = _RECORDS.get(str(data.get("type")))
     if model is None:
         raise ImportFormatError(f"line {number}: unknown record type {data.get('type')!r}", field=f"line {number}")
@@ -201,7 +216,7 @@ def _validate_record(number: int, data: dict) -> BaseModel:
         raise ImportFormatError(f"line {number}: {where}: {first['msg']}", field=where) from exc
 
 
-def parse_import(lines: Iterable[str], latest_schema: int) -> tuple[Header, list[BaseModel]]:
+def parse_import(lines: Iterable[str], latest_schema: int) -> tuple[Header, list[Record]]:
     """The header and the validated records; ``latest_schema`` is the store's (migrated) schema version."""
     numbered = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]
     if not numbered:
@@ -222,7 +237,7 @@ def parse_import(lines: Iterable[str], latest_schema: int) -> tuple[Header, list
     return header, [_validate_record(n, _parse_line(n, line)) for n, line in numbered[1:]]
 
 
-def import_records(rt: Runtime, header: Header, records: list[BaseModel]) -> dict[str, int]:
+def import_records(rt: Runtime, header: Header, records: list[Record]) -> dict[str, int]:
     """Write validated records in one transaction; an id that exists already aborts it all."""
     if header.embedder and rt.store.get_meta(EMBEDDER_KEY) not in (None, header.embedder):
         raise ImportFormatError(f"export vectors come from {header.embedder}, this store uses "

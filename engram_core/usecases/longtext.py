@@ -91,14 +91,14 @@ def observe_long(rt: Runtime, obs: Observation, part_bytes: int) -> WriteResult:
             return
         rt.claim_embedder()
         rt.store.insert_message(message)
-        if not user:
+        if vectors is None:  # only a user message is embedded
             log.events.append(rt.event(EventKind.NOT_STORED, message_id=message.id, reason="not a user message"))
             return
         _store_parts(rt, obs, message, episodes, assessments, vectors, log)
         for plan in plans:
             apply_fact(rt, plan, log)
 
-    fact_vectors = vectors[len(episodes):] if user else []
+    fact_vectors: np.ndarray | list[np.ndarray] = vectors[len(episodes):] if vectors is not None else []
     log = write_planned(rt, [(f, v, message) for f, v in zip(facts, fact_vectors, strict=True)], apply)
     return WriteResult(raced[0], (), (), ()) if raced else log.result(message)
 

@@ -25,6 +25,11 @@ from engram_core.usecases.writeplan import FactPlan
 PURGED_TEXT = purging.PURGED_TEXT
 
 
+def _vectors(rt: Runtime, texts: list[str]) -> np.ndarray | list[np.ndarray]:
+    """The texts' vectors; with no text the embedder is not consulted (nor its signature checked)."""
+    return rt.embed(texts) if texts else []
+
+
 def _commit_events(rt: Runtime, events: Sequence[Event]) -> None:
     if events:
         rt.store.insert_events(events)
@@ -89,15 +94,15 @@ def sleep(rt: Runtime) -> WriteResult:
     groups = _sleep_groups(rt, rt.store.memories(statuses=(MemoryStatus.DECAYED,)))
     gists = [parse_gist(rt.llm.summarise([m.text for m in g])) for g in groups]
     usable = [(g, text) for g, text in zip(groups, gists, strict=False) if text]
-    vectors = rt.embed([text for _, text in usable]) if usable else []
+    vectors = _vectors(rt, [text for _, text in usable])
     log = WriteLog([], [], list(sweep_events))
     new_events_from = len(log.events)
     now = rt.now()
     with rt.store.transaction():
         for (group, text), vector in zip(usable, vectors, strict=True):
             _gist_group(rt, group, text, vector, now, log)
-        for _group, text in zip(groups, gists, strict=False):
-            if not text:
+        for _group, gist in zip(groups, gists, strict=False):
+            if not gist:
                 log.events.append(rt.event(EventKind.FALLBACK, purpose="summarise",
                                            reason="unusable gist; nothing archived"))
         pruned = _prune_recall_log(rt, now)
@@ -127,7 +132,7 @@ def consolidate_session(rt: Runtime, session_id: str) -> WriteResult:
     transcript = "\n".join(m.text for m in messages)
     speaker = messages[-1].speaker or "user"
     assessment = parse_assessment(rt.llm.assess(transcript, speaker, messages[-1].occurred_at), DEFAULT_IMPORTANCE)
-    vectors = rt.embed([f.statement for f in assessment.facts]) if assessment.facts else []
+    vectors = _vectors(rt, [f.statement for f in assessment.facts])
     facts = [(draft, vector, _source_for(draft.object, messages))
              for draft, vector in zip(assessment.facts, vectors, strict=True)]
 
@@ -170,6 +175,20 @@ def dream_propose(rt: Runtime) -> DreamProposal:
     return proposal
 
 
+def _importance_of(action: DreamAction) -> float:
+    """A stored proposal is read back (or imported) unchecked: a reimportance without an importance is refused."""
+    if action.importance is None:
+        raise ValidationError("a reimportance action needs an importance", field="proposal_id")
+    return action.importance
+
+
+def _merged_text(action: DreamAction) -> str:
+    """A stored proposal is read back (or imported) unchecked: a merge without a merged text is refused."""
+    if action.text is None:
+        raise ValidationError("a merge action needs a merged text", field="proposal_id")
+    return action.text
+
+
 def _apply_action(rt: Runtime, action: DreamAction, now: datetime, log: WriteLog) -> None:
     members = rt.store.memories_by_ids(list(action.memory_ids))
     rt.store.resolve_possibly_stale(action.memory_ids, now)  # reviewed, whatever the answer
@@ -181,13 +200,14 @@ def _apply_action(rt: Runtime, action: DreamAction, now: datetime, log: WriteLog
             log.events.append(rt.event(EventKind.FORGOTTEN, memory_id=m.id, reason="dream"))
     elif action.action == "reimportance":
         for m in members:
-            changed = replace(m, importance=float(action.importance))
+            changed = replace(m, importance=float(_importance_of(action)))
             rt.store.update_memory(changed)
             rt.index_update(changed)
     else:
         keeper = max(members, key=lambda m: m.importance)
-        vector = rt.embed([action.text])[0]
-        merged = new_memory(rt, kind=keeper.kind, text=action.text, importance=keeper.importance, at=now,
+        text = _merged_text(action)
+        vector = rt.embed([text])[0]
+        merged = new_memory(rt, kind=keeper.kind, text=text, importance=keeper.importance, at=now,
                             vector=vector, provenance=tuple(dict.fromkeys(p for m in members for p in m.provenance)),
                             session_id=keeper.session_id)
         store_memory(rt, merged, log, merged_from=len(members))
@@ -238,6 +258,8 @@ def _soft_forget(rt: Runtime, memory_id: str, now: datetime) -> Event:
         rt.store.purging.mark_deleted(memory_id, now)
         rt.index_remove(memory_id)
         return rt.event(EventKind.FORGOTTEN, memory_id=memory_id, unreadable=True)
+    if memory is None:  # removed by another writer since ``forget`` saw it
+        raise NotFoundError(f"no memory {memory_id!r}", field="memory_id")
     _retire_beliefs(rt, memory, now)
     set_status(rt, memory, MemoryStatus.DELETED, now)
     return rt.event(EventKind.FORGOTTEN, memory_id=memory.id)

@@ -193,8 +193,9 @@ def _reinforce(rt: Runtime, result: RecallResult, now: datetime, fillers: frozen
         states = [AccessState(m.id, s.stability_hours, now, s.access_count)
                   for m in used if m.status is not MemoryStatus.DECAYED and (s := _reinforced(m, now, rt.config))]
         rt.store.record_access(states)
-        for state in states if index is not None else ():
-            index.touch(state.memory_id, state.stability_hours, now, state.access_count)
+        if index is not None:
+            for state in states:
+                index.touch(state.memory_id, state.stability_hours, now, state.access_count)
         events = tuple(rt.event(EventKind.RECALLED, memory_id=item.memory_id, at=now,
                                 score=item.score.score, tokens=item.tokens) for item in result.items)
         rt.store.insert_events(events)

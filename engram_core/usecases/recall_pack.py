@@ -8,7 +8,7 @@ states a belief, and the breakdowns of the packed items read from the score arra
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
@@ -129,7 +129,7 @@ def _items(candidates: list[Candidate], lines: list[str], costs: list[int],
                  for c, line, tokens, score in zip(candidates, lines, costs, scores, strict=True))
 
 
-def _tiers_by_meaning(rt: Runtime, qv: np.ndarray, beliefs: list[tuple[str, Belief | None]]) -> dict[str, float]:
+def _tiers_by_meaning(rt: Runtime, qv: np.ndarray, beliefs: Sequence[tuple[str, Belief | None]]) -> dict[str, float]:
     """When no word of the question names an attribute: the one its meaning names, if any, leads.
 
     Only single-valued attributes (one current value: where one lives, one's employer), so the

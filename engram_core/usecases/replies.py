@@ -28,7 +28,7 @@ class ReplyModel:
         return self._llm.reply(turn.query or "(no user message)", turn.block)
 
     def _usage(self, payload: Json, answer: str) -> Json:
-        prompt, completion = prompt_tokens(self._tokens, payload.get("messages") or []), self._tokens.count(answer)
+        prompt, completion = prompt_tokens(self._tokens, _messages(payload)), self._tokens.count(answer)
         return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
     def complete(self, turn: PreparedTurn, payload: Json) -> Json:
@@ -55,6 +55,12 @@ class ReplyModel:
 
     def drain_calls(self) -> list[ModelCall]:
         return []  # the LLM port's own calls are metered by the engine
+
+
+def _messages(payload: Json) -> list[Json]:
+    """The payload's messages (the edge validated them as a list of objects)."""
+    messages = payload.get("messages")
+    return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
 
 
 def conversation_model_for(llm: LLM, tokens: TokenCounter, requested: str) -> ConversationModel:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -83,6 +83,11 @@ class Runtime:
     # -- events ---------------------------------------------------------------
     def event(self, kind: EventKind, *, memory_id: str | None = None, belief_id: str | None = None,
               message_id: str | None = None, at: datetime | None = None, **detail: Scalar) -> Event:
+        return self.event_of(kind, detail, memory_id=memory_id, belief_id=belief_id, message_id=message_id, at=at)
+
+    def event_of(self, kind: EventKind, detail: Mapping[str, Scalar], *, memory_id: str | None = None,
+                 belief_id: str | None = None, message_id: str | None = None, at: datetime | None = None) -> Event:
+        """The event with its detail as a mapping: a caller's forwarded ``**detail`` never lands in a field."""
         return Event(
             id=self.new_id("evt"), at=at or self.now(), kind=kind, memory_id=memory_id,
             belief_id=belief_id, message_id=message_id, detail=tuple(sorted(detail.items())),

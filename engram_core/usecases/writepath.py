@@ -69,9 +69,10 @@ def store_memory(rt: Runtime, memory: Memory, log: WriteLog, belief: Belief | No
     rt.store.insert_memory(memory)
     rt.index_add(memory, belief)
     log.memories.append(memory)
-    log.events.append(rt.event(EventKind.STORED, memory_id=memory.id, belief_id=memory.belief_id,
-                               message_id=memory.provenance[0] if memory.provenance else None,
-                               memory_kind=memory.kind.value, importance=round(memory.importance, 4), **detail))
+    log.events.append(rt.event_of(EventKind.STORED, {"memory_kind": memory.kind.value,
+                                                     "importance": round(memory.importance, 4), **detail},
+                                  memory_id=memory.id, belief_id=memory.belief_id,
+                                  message_id=memory.provenance[0] if memory.provenance else None))
 
 
 # -- applying verdicts ----------------------------------------------------------------

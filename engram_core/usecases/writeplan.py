@@ -101,12 +101,12 @@ def basis_holds(rt: Runtime, basis: Basis) -> bool:
 
 def _vectors_of(rt: Runtime, view: BeliefView, beliefs: list[Belief]) -> dict[str, np.ndarray]:
     vectors = {b.id: view.vectors[b.id] for b in beliefs if b.id in view.vectors}
-    stored = [b for b in beliefs if b.id not in vectors and b.memory_id]
-    memories = {m.id: m for m in rt.store.memories_by_ids([b.memory_id for b in stored])}
-    for belief in stored:
-        memory = memories.get(belief.memory_id)
+    stored = [(b.id, memory_id) for b in beliefs if b.id not in vectors and (memory_id := b.memory_id)]
+    memories = {m.id: m for m in rt.store.memories_by_ids([memory_id for _, memory_id in stored])}
+    for belief_id, memory_id in stored:
+        memory = memories.get(memory_id)
         if memory is not None and memory.embedding is not None:
-            vectors[belief.id] = memory.embedding.vector
+            vectors[belief_id] = memory.embedding.vector
     return vectors
 
 
@@ -142,8 +142,8 @@ def adjudicate(rt: Runtime, view: BeliefView, draft: FactDraft,
     current = view.current(draft.subject)
     exact = ledger.exact_candidates(draft, current)
     if exact:
-        verdicts = {b.id: ledger.exact_verdict(draft, b) for b in exact}
-        return ledger.tentative_verdicts(draft, verdicts), exact, AdjudicationPath.EXACT
+        by_exact = {b.id: ledger.exact_verdict(draft, b) for b in exact}
+        return ledger.tentative_verdicts(draft, by_exact), exact, AdjudicationPath.EXACT
     candidates = _semantic_candidates(rt, view, draft, vector, current)
     verdicts: dict[str, Verdict] = {}
     for belief, cosine in candidates:
