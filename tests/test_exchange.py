@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from engram_core.core.errors import ImportFormatError
+from engram_core.core.errors import ImportFormatError, ValidationError
 
 from conftest import make_engine
 from fakes import ScriptedLLM, assessment, fact
@@ -123,3 +123,33 @@ def test_import_of_existing_ids_is_refused_whole(clock) -> None:
     with pytest.raises(ImportFormatError, match="already exists"):
         engine.import_lines(lines)
     assert list(engine.export_lines()) == before
+
+
+@pytest.mark.parametrize(("action", "message"), [
+    ({"action": "merge", "text": None}, "a merge action needs a merged text"),
+    ({"action": "reimportance", "importance": None}, "a reimportance action needs an importance"),
+])
+def test_an_imported_proposal_missing_its_value_is_refused_when_applied(clock, action, message) -> None:
+    """Imported proposals are stored as exported; applying one that lacks its value is a clear error, not a crash."""
+    source = make_engine(clock)
+    first = source.remember("I like green tea.", importance=0.6).memories[0].id
+    second = source.remember("Green tea is my favourite drink.", importance=0.6).memories[0].id
+    source.dream()
+    lines = list(source.export_lines())
+    source.close()
+    edited = []
+    for line in lines:
+        row = json.loads(line)
+        if row["type"] == "dream_proposal":
+            row["actions"] = [{"ids": [first, second], "importance": None, "text": None, "reason": "",
+                               **action}]
+            row["rejected"], row["applied_at"] = [], None
+            proposal_id = row["id"]
+        edited.append(json.dumps(row))
+    target = make_engine(clock)
+    target.import_lines(edited)
+    before = [(m.id, m.text, m.importance, m.status) for m in target.store.memories()]
+    with pytest.raises(ValidationError, match=message):
+        target.dream_apply(proposal_id, ["a1"])
+    assert [(m.id, m.text, m.importance, m.status) for m in target.store.memories()] == before
+    target.close()
