@@ -25,7 +25,7 @@ import numpy as np
 
 from engram_core.core.model import Belief, Cardinality, Memory, MemoryKind, Verdict
 from engram_core.core.restatements import (
-    changing_sentences, new_values, replaced_values, retired_by, stopping_sentences, clause_stops, updating_sentences,
+    changing_sentences, clause_stops, new_values, replaced_values, retired_by, stopping_sentences, updating_sentences,
 )
 from engram_core.core.retention import RECALLABLE
 from engram_core.core.words import meaning
@@ -98,7 +98,7 @@ def stopped_beliefs(rt: Runtime, text: str, retired: Sequence[Memory]) -> list[B
     """The current beliefs read from the episodes a message retired that its stopping sentences name
     ("I love horror films and jazz.", then "Can't watch horror anymore": horror films, not jazz).
     A critical episode (an allergy) is never retired, so its facts never end here; nor does a value
-    the message also says still holds ("Not raw anymore, just regular vegan" ends no "raw vegan")."""
+    the message also says still holds ("Not raw anymore, still vegan though" ends no "raw vegan")."""
     clauses = [c for c in re.split(r",\s*", stopping_sentences(text)) if clause_stops(c)]
     stopping = meaning(" ".join(clauses))
     if not stopping:
