@@ -20,7 +20,7 @@ from engram_core.adapters.offline import updates as hu
 from engram_core.adapters.offline.adjudicate import normalise
 from engram_core.adapters.offline.attributes import attribute_fact, bare_correction, left_for_later, renamed_value
 from engram_core.adapters.offline.switches import correction_of, switch
-from engram_core.adapters.offline.objects import LIST_SPLIT, clean_object, usable_object
+from engram_core.adapters.offline.objects import clean_object, list_items, usable_object
 from engram_core.adapters.offline.renames import rename_facts
 from engram_core.adapters.offline.scope import Person, Placed, Scope, place, skip_reason, with_subject
 from engram_core.core.chattext import normalise_chat, without_quotes
@@ -215,7 +215,7 @@ def _raw_objects(rule: hp.Rule, m: re.Match[str]) -> list[str]:
     if who and rule.predicate == "{rel}":
         raw = f"{who} {raw}"  # "my sister Ana lives in Porto": the name belongs to the object
     if rule.listy and not raw.lower().startswith("how to "):
-        return [part for part in LIST_SPLIT.split(raw) if part]
+        return list_items(raw)
     return [raw]
 
 

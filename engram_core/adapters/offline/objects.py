@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 _CUT = re.compile(
-    r"\s+(?:because|since|but|so that|so|which|who|whom|where|while|whereas|although|though|unless|until|if|"
+    r"\s+(?:because|'?cause|cuz|coz|since|but|so that|so|which|who|whom|where|while|whereas|although|though|unless|"
+    r"until|if|"
     r"when|as I|as we|as it|with\s+(?:my|our|his|her|their))\b.*$", re.I)
 _CUT_SINGLE = re.compile(r"\s*,.*$|\s+(?:and|&)\s+.*$", re.I)
 _CUT_BY_PREDICATE = {
@@ -28,13 +29,20 @@ _SOFT_TAIL = re.compile(
     r"haha|lol|originally|I think|I guess|I believe|ok|okay|then|instead|completely|altogether|entirely|also|"
     r"for good|totally|for me|tbh|to be honest|now on|from now on|alone|on my own|by myself)$", re.I)
 _TAIL_PUNCT = re.compile(r"[^\w%+#]+$")
-_LEAD_FILLER = re.compile(r"^(?:just|now|currently|actually|also|really|still|very much|so much|a lot|only|mostly)\s+",
-                          re.I)
-LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&|as well as)\s+", re.I)
+_LEAD_FILLER = re.compile(
+    r"^(?:just|now|currently|actually|also|really|still|very much|so much|a lot|only|mostly|both)\s+", re.I)
+LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+|as well as\s+)?|\s+(?:and|or|&|as well as)\s+", re.I)
+# Where a list ends: the reason or the next thought after it ("camping trips, 'cause nature brings peace").
+_THOUGHT_AFTER = re.compile(
+    r",?\s+(?:because|'?cause|cuz|coz|since|so|which|while|whereas|although|unless)\b.*$", re.I)
+# The person spoken to: "how you got the horse's grace", "your day" are about them, not the speaker's likes.
+_LISTENER = re.compile(r"\b(?:you|your|yours|you're|you've|you'd|you'll|ya)\b", re.I)
 _JUNK_OBJECTS = frozenset("it that this these those them him her you anything nothing everything something one "
-                          "there here so too much lots".split())
+                          "there here so too much lots tons to".split()) | {"a ton", "a lot", "it too", "so much"}
 # A list item that starts with a verb is the next thought ("I love chocolate, eat it every day"), not a value.
-_JUNK_FIRST = frozenset("it it's its that's that this you what when why who where if whether because eat drink go do "
+_JUNK_FIRST = frozenset("it it's its it'd it'll that's that this you what when why who where if whether because "
+                        "and or but as is with for "
+                        "eat drink go do "
                         "play have get feel feeling felt am was were "
                         "make take see watch listen".split())
 
@@ -56,6 +64,8 @@ _KEEPS_COMMAS = frozenset({"address"})  # "42 Harbour Road, flat 3" is one value
 def clean_object(raw: str, predicate: str, *, single: bool, keep_time: bool = False) -> str:
     """The fact's object as the user wrote it, minus connectives, filler and punctuation."""
     text = _CUT.sub("", raw.strip())
+    if predicate == "{rel}":
+        text = re.sub(r"'s$", "", text)  # "my daughter Sara's birthday": the daughter is Sara
     if single and predicate not in _KEEPS_COMMAS:
         text = _CUT_SINGLE.sub("", text)
     cut = _CUT_BY_PREDICATE.get(predicate)
@@ -63,6 +73,28 @@ def clean_object(raw: str, predicate: str, *, single: bool, keep_time: bool = Fa
     return _trim_tails(" ".join(text.split()), keep_time)
 
 
-def usable_object(obj: str) -> bool:
+def _a_clause(obj: str) -> bool:
+    """"how art lets us ...", "how you use it": a thought about how something is, or about the person spoken
+    to, not a thing liked."""
     words = obj.lower().split()
-    return 0 < len(words) <= 12 and obj.lower() not in _JUNK_OBJECTS and words[0] not in _JUNK_FIRST
+    return (words[:1] == ["how"] and words[1:2] != ["to"]) or _LISTENER.search(obj) is not None
+
+
+def list_items(raw: str) -> list[str]:
+    """The items of a listed object, up to where the list gives way to a reason or the next thought; none
+    when the list opens with a clause ("how you tell your stories and teach people ...": what follows
+    the "and" belongs to the clause)."""
+    items = [part for part in LIST_SPLIT.split(_THOUGHT_AFTER.sub("", raw)) if part]
+    if items and _a_clause(items[0]):
+        return []
+    # "aerial yoga, it's a great way to ...": an item opening a clause ends the list.
+    ends = [n for n, item in enumerate(items) if item.split()[0].lower() in _JUNK_FIRST]
+    return items[:ends[0]] if ends and ends[0] > 0 else items
+
+
+def usable_object(obj: str) -> bool:
+    """Not a pronoun or fragment, not the start of another thought, and not about the person spoken to."""
+    words = obj.lower().split()
+    if not 0 < len(words) <= 12 or obj.lower() in _JUNK_OBJECTS or words[0] in _JUNK_FIRST:
+        return False
+    return not _a_clause(obj)

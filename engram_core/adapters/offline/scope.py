@@ -264,10 +264,18 @@ _ELIDED_BE = frozenset("living working based settled done married obsessed big h
                        "not over off back no vegan vegetarian pescatarian keto paleo employed in".split())
 
 
+# "Love the colours!", "Enjoy your day!", "Love and acceptance ...": praise of what is shown, a wish for
+# the listener, a noun: none of them says what the speaker likes.
+_NOT_A_LIKING = re.compile(r"\s*(?:the|this|that|these|those|all|your|you|how|it|and|or|seeing)\b", re.I)
+_LIKING_VERBS = frozenset({"love", "like", "enjoy", "hate"})
+
+
 def with_subject(clause: str) -> str:
     """"Just moved to Madrid!" -> "I just moved to Madrid!" (a chat message often leaves out its "I")."""
     m = _ELIDED.match(clause)
     if m is None:
+        return clause
+    if m.group("verb").lower() in _LIKING_VERBS and _NOT_A_LIKING.match(clause, m.end()):
         return clause
     first = m.group("verb").split()[0].lower()
     return ("I'm " if first in _ELIDED_BE else "I ") + clause
