@@ -41,7 +41,7 @@ _JUNK_OBJECTS = frozenset("it that this these those them him her you anything no
                           "there here so too much lots tons to".split()) | {"a ton", "a lot", "it too", "so much"}
 # A list item that starts with a verb is the next thought ("I love chocolate, eat it every day"), not a value.
 _JUNK_FIRST = frozenset("it it's its it'd it'll that's that this you what when why who where if whether because "
-                        "and or but as is with for "
+                        "and or but as is with for love like enjoy "
                         "eat drink go do "
                         "play have get feel feeling felt am was were "
                         "make take see watch listen".split())
