@@ -16,7 +16,7 @@ pytestmark = pytest.mark.both_stores
 
 
 def liked(text: str) -> set[str]:
-    return {f.object for f in extract_facts(text) if f.predicate == "likes"}
+    return {f.object for f in extract_facts(text) if f.predicate.startswith(("likes", "prefers"))}
 
 
 @pytest.mark.parametrize("text", [
@@ -31,6 +31,12 @@ def liked(text: str) -> set[str]:
     "I love how it's both a creative outlet and a form of therapy.",  # a thought, not a list
     "Love seeing your dedication to helping others.",
     "Thanks! I love having you in my corner.",
+    "I love that idea, let's do it.",  # agreement, then the next thought
+    "I like the second option better.",  # a choice among things shown
+    "I prefer the first one.",
+    "I like the blue one.",
+    "I like to think I'm a patient person.",  # a hedge
+    "Honestly I like neither of them.",
 ])
 def test_praise_wishes_and_thoughts_are_no_liking(text):
     assert liked(text) == set()
@@ -45,6 +51,8 @@ def test_praise_wishes_and_thoughts_are_no_liking(text):
     ("I'm passionate about dance and fashion so combining them lets me show my creativity.", {"dance", "fashion"}),
     ("I also enjoy aerial yoga, it's a great way to focus on my body and relax.", {"aerial yoga"}),
     ("I'm a fan of both jazz and blues, as well as modern pop.", {"jazz", "blues", "modern pop"}),
+    ("I love the one-pot pasta.", {"the one-pot pasta"}),
+    ("I like cooking and love baking.", {"cooking"}),  # a liking verb opens the next clause
 ])
 def test_what_is_liked_is_still_read_and_its_list_ends_where_the_thought_does(text, expected):
     assert liked(text) == expected

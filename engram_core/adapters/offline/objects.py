@@ -36,12 +36,16 @@ LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+|as well as\s+)?|\s+(?:and|or|&|
 _THOUGHT_AFTER = re.compile(
     r",?\s+(?:because|'?cause|cuz|coz|since|so|which|while|whereas|although|unless)\b.*$", re.I)
 # The person spoken to: "how you got the horse's grace", "your day" are about them, not the speaker's likes.
+# "the second option", "the blue one": a choice among things in front of the speaker, not a liking.
+_POINTED_AT = re.compile(r"^the\s+(?:(?:first|second|third|fourth|last|other|latter|former|next|previous)\b|"
+                         r"(?:\w+\s+)?one(?![\w-]))", re.I)
+_HEDGE = re.compile(r"^to\s+(?:think|believe|say|imagine)\b", re.I)  # "I like to think I'm a good cook"
 _LISTENER = re.compile(r"\b(?:you|your|yours|you're|you've|you'd|you'll|ya)\b", re.I)
 _JUNK_OBJECTS = frozenset("it that this these those them him her you anything nothing everything something one "
                           "there here so too much lots tons to".split()) | {"a ton", "a lot", "it too", "so much"}
 # A list item that starts with a verb is the next thought ("I love chocolate, eat it every day"), not a value.
 _JUNK_FIRST = frozenset("it it's its it'd it'll that's that this you what when why who where if whether because "
-                        "and or but as is with for love like enjoy "
+                        "and or but as is with for love like enjoy neither none "
                         "eat drink go do "
                         "play have get feel feeling felt am was were "
                         "make take see watch listen".split())
@@ -88,8 +92,9 @@ def list_items(raw: str) -> list[str]:
     if items and _a_clause(items[0]):
         return []
     # "aerial yoga, it's a great way to ...": an item opening a clause ends the list.
+    # A list opening with one ("that idea, let's do it") is no list at all.
     ends = [n for n, item in enumerate(items) if item.split()[0].lower() in _JUNK_FIRST]
-    return items[:ends[0]] if ends and ends[0] > 0 else items
+    return items[:ends[0]] if ends else items
 
 
 def usable_object(obj: str) -> bool:
@@ -97,4 +102,4 @@ def usable_object(obj: str) -> bool:
     words = obj.lower().split()
     if not 0 < len(words) <= 12 or obj.lower() in _JUNK_OBJECTS or words[0] in _JUNK_FIRST:
         return False
-    return not _a_clause(obj)
+    return not _a_clause(obj) and _POINTED_AT.match(obj) is None and _HEDGE.match(obj) is None
