@@ -82,3 +82,7 @@ def test_a_conversation_of_praise_keeps_its_episodes_and_makes_no_liking(clock):
     assert len(engine.memories()) == 3
     engine.observe("I love camping trips with my family, 'cause nature brings peace.", speaker="Mel")
     assert {b.object for b in engine.beliefs() if b.predicate == "likes"} == {"camping trips"}
+
+
+def test_working_for_oneself_names_no_employer():
+    assert [f for f in extract_facts("I work for myself.") if f.predicate == "works_at"] == []

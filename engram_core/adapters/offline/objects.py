@@ -42,7 +42,8 @@ _POINTED_AT = re.compile(r"^the\s+(?:(?:first|second|third|fourth|last|other|lat
 _HEDGE = re.compile(r"^to\s+(?:think|believe|say|imagine)\b", re.I)  # "I like to think I'm a good cook"
 _LISTENER = re.compile(r"\b(?:you|your|yours|you're|you've|you'd|you'll|ya)\b", re.I)
 _JUNK_OBJECTS = frozenset("it that this these those them him her you anything nothing everything something one "
-                          "there here so too much lots tons to".split()) | {"a ton", "a lot", "it too", "so much"}
+                          "there here so too much lots tons to myself yourself ourselves himself herself themselves"
+                          .split()) | {"a ton", "a lot", "it too", "so much"}
 # A list item that starts with a verb is the next thought ("I love chocolate, eat it every day"), not a value.
 _JUNK_FIRST = frozenset("it it's its it'd it'll that's that this you what when why who where if whether because "
                         "and or but as is with for love like enjoy neither none "
