@@ -37,6 +37,9 @@ def liked(text: str) -> set[str]:
     "I like the blue one.",
     "I like to think I'm a patient person.",  # a hedge
     "Honestly I like neither of them.",
+    "I'm not sure I like sushi.",  # a doubt
+    "Not sure if I like jazz, tbh.",
+    "I don't know whether I enjoy running.",
 ])
 def test_praise_wishes_and_thoughts_are_no_liking(text):
     assert liked(text) == set()

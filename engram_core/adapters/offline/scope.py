@@ -57,6 +57,10 @@ _HABITUAL_PAST = re.compile(
 _STATIVE_PAST = re.compile(
     r"\b(?:I|we)\s+(?:was|were|had|lived|worked|studied|played|flew|owned|ate|drove|taught|dated)\b"
     r"(?!\s+(?:born|raised|laid|fired|let|hired|promoted|diagnosed|told|asked|just|recently|finally))", re.I)
+# "I'm not sure I like sushi", "no idea if I still work there": a doubt, not a statement.
+_UNSURE = re.compile(
+    r"\b(?:not\s+(?:sure|certain)|unsure|(?:don't|do\s+not|dont)\s+know|no\s+idea|wonder(?:ing)?)"
+    r"\s+(?:if\s+|whether\s+|that\s+)?(?:I|I'm|I've|we)\b", re.I)
 _NOW = re.compile(r"\b(?:now|still|currently|these\s+days|nowadays|anymore|any\s+more|since|today)\b", re.I)
 _REPORTING = re.compile(
     r"\b(?:said|says|say|saying|told|tells|tell|mentioned|mentions|announced|announces|claims?|claimed|"
@@ -73,6 +77,8 @@ def skip_reason(clause: str) -> str | None:
         return "hypothetical or wish"
     if _HABITUAL_PAST.search(clause):
         return "the past"
+    if _UNSURE.search(clause):
+        return "a doubt"
     if _STATIVE_PAST.search(clause) and not _NOW.search(clause):
         return "the past"
     return None
