@@ -55,6 +55,8 @@ def test_praise_wishes_and_thoughts_are_no_liking(text):
     ("I also enjoy aerial yoga, it's a great way to focus on my body and relax.", {"aerial yoga"}),
     ("I'm a fan of both jazz and blues, as well as modern pop.", {"jazz", "blues", "modern pop"}),
     ("I love the one-pot pasta.", {"the one-pot pasta"}),
+    ("I love creating a safe, inviting place for people.", {"creating a safe inviting place for people"}),
+    ("I like a beer, wine and cheese.", {"a beer", "wine", "cheese"}),
     ("I like cooking and love baking.", {"cooking"}),  # a liking verb opens the next clause
 ])
 def test_what_is_liked_is_still_read_and_its_list_ends_where_the_thought_does(text, expected):

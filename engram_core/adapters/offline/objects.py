@@ -85,11 +85,15 @@ def _a_clause(obj: str) -> bool:
     return (words[:1] == ["how"] and words[1:2] != ["to"]) or _LISTENER.search(obj) is not None
 
 
+# "a safe, inviting place": two adjectives of one noun, not two items.
+_ADJECTIVES_COMMA = re.compile(r"\b(an?\s+[a-z]+),\s+(?=[a-z]+\s+(?!and\b|or\b|&)[a-z]+)")
+
+
 def list_items(raw: str) -> list[str]:
     """The items of a listed object, up to where the list gives way to a reason or the next thought; none
     when the list opens with a clause ("how you tell your stories and teach people ...": what follows
     the "and" belongs to the clause)."""
-    items = [part for part in LIST_SPLIT.split(_THOUGHT_AFTER.sub("", raw)) if part]
+    items = [part for part in LIST_SPLIT.split(_ADJECTIVES_COMMA.sub(r"\1 ", _THOUGHT_AFTER.sub("", raw))) if part]
     if items and _a_clause(items[0]):
         return []
     # "aerial yoga, it's a great way to ...": an item opening a clause ends the list.
