@@ -91,3 +91,20 @@ def test_a_conversation_of_praise_keeps_its_episodes_and_makes_no_liking(clock):
 
 def test_working_for_oneself_names_no_employer():
     assert [f for f in extract_facts("I work for myself.") if f.predicate == "works_at"] == []
+
+
+@pytest.mark.parametrize("text", [
+    "Write it like I'm a lawyer.",
+    "Let's say I work at Google, how would I negotiate?",
+    "Suppose I moved to Denver.",
+    "Explain it as if I were five.",
+])
+def test_a_request_framed_as_someone_else_states_nothing(text):
+    assert extract_facts(text) == ()
+
+
+def test_a_hypothetical_employer_never_replaces_the_real_one(clock):
+    engine = make_engine(clock)
+    engine.observe("I work at Acme.")
+    engine.observe("Let's say I work at Google, how would I negotiate a raise?")
+    assert [b.object for b in engine.beliefs() if b.predicate == "works_at"] == ["Acme"]

@@ -46,7 +46,10 @@ _WISH = re.compile(
     r"\b(?:some\s*day|one\s+day|in\s+(?:the\s+)?future|dream(?:s|ing|ed)?|day\s*dream\w*|wants?\s+to(?!\s+say)|wanna|"
     r"would\s+(?:like|love)|'d\s+(?:like|love)|hope|hoping|gonna|going\s+to|thinking\s+(?:about|of)|"
     r"planning\s+(?:to|on)|plan\s+to|part\s+of\s+me|in\s+another\s+life|will|'ll|shall|consider(?:ing)?|"
-    r"tempted|fantasi[sz]e|what\s+if|even\s+if|whenever)\b", re.I)
+    r"tempted|fantasi[sz]e|what\s+if|even\s+if|whenever|"
+    # a frame for a request: "write it like I'm a lawyer", "let's say I work at Google"
+    r"(?:like|as\s+if|as\s+though)\s+I(?:'m|\s+am|\s+was|\s+were)|let's\s+say|say\s+I|suppos(?:e|ing)|imagine|"
+    r"pretend(?:ing)?|hypothetically|in\s+theory|role-?play)\b", re.I)
 _HABITUAL_PAST = re.compile(
     r"\b(?:used\s+to|use\s+to|back\s+(?:when|in|then)|in\s+the\s+day|when\s+I\s+was|as\s+an?\s+(?:kid|child|teen|"
     r"teenager|student|boy|girl|youngster)|in\s+(?:college|high\s+school|hs|uni|university|school|my\s+(?:twenties|"
