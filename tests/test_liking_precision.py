@@ -103,6 +103,11 @@ def test_a_request_framed_as_someone_else_states_nothing(text):
     assert extract_facts(text) == ()
 
 
+def test_looks_like_is_still_news():
+    assert {(f.predicate, f.object) for f in extract_facts("Looks like I'm vegan now, who knew.")} \
+        == {("diet", "vegan")}
+
+
 def test_a_hypothetical_employer_never_replaces_the_real_one(clock):
     engine = make_engine(clock)
     engine.observe("I work at Acme.")
