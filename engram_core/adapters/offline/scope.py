@@ -48,8 +48,8 @@ _WISH = re.compile(
     r"planning\s+(?:to|on)|plan\s+to|part\s+of\s+me|in\s+another\s+life|will|'ll|shall|consider(?:ing)?|"
     r"tempted|fantasi[sz]e|what\s+if|even\s+if|whenever|"
     # a frame for a request: "write it like I'm a lawyer", "let's say I work at Google"
-    r"(?:(?<!looks )(?<!seems )like|as\s+if|as\s+though)\s+I(?:'m|\s+am|\s+was|\s+were)|let's\s+say|say\s+I|suppos(?:e|ing)|imagine|"
-    r"pretend(?:ing)?|hypothetically|in\s+theory|role-?play)\b", re.I)
+    r"(?:(?<!looks )(?<!seems )like|as\s+if|as\s+though)\s+I(?:'m|\s+am|\s+was|\s+were)|"
+    r"let's\s+say|say\s+I|suppos(?:e|ing)|imagine|pretend(?:ing)?|hypothetically|in\s+theory|role-?play)\b", re.I)
 _HABITUAL_PAST = re.compile(
     r"\b(?:used\s+to|use\s+to|back\s+(?:when|in|then)|in\s+the\s+day|when\s+I\s+was|as\s+an?\s+(?:kid|child|teen|"
     r"teenager|student|boy|girl|youngster)|in\s+(?:college|high\s+school|hs|uni|university|school|my\s+(?:twenties|"
