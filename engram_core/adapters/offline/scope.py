@@ -109,7 +109,7 @@ _PERSON_VERBS = (r"(?:moved|relocated|lives|works|worked|joined|started|quit|lef
                  r"says|keeps|announced|mentioned|texted|drives|teaches|runs|has\s+(?:moved|started|joined|left))")
 _NAME_SUBJECT = re.compile(r"^" + _LEAD_FILLERS + r"(?-i:(?P<name>[A-Z][a-z]+))\s+(?P<rest>" + _PERSON_VERBS
                            + r"\b.*)$", re.I)
-_PRONOUN = re.compile(r"^" + _LEAD_FILLERS + r"(?P<pro>he|she|they)(?P<verb>'s|'ve|'d|'ll)?\s*(?P<rest>.*)$", re.I)
+_PRONOUN = re.compile(r"^" + _LEAD_FILLERS + r"(?P<pro>he|she|they)\b(?P<verb>'s|'ve|'d|'ll)?\s*(?P<rest>.*)$", re.I)
 _POSSESSIVE_PRONOUN = re.compile(r"^" + _LEAD_FILLERS + r"(?:his|her|their)\s+(?P<rest>\w+.*)$", re.I)
 _NOT_PEOPLE_NAMES = frozenset(
     "i the my our this that it its maybe marketing leadership everyone someone nobody today yesterday tomorrow "

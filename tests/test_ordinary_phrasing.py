@@ -1,0 +1,56 @@
+"""Facts in ordinary phrasing: a possessive pronoun for someone named before, a relative named once,
+and the later message that replaces what they said."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from conftest import make_engine
+
+from engram_core.adapters.offline.heuristics import extract_facts
+
+pytestmark = pytest.mark.both_stores
+
+
+def _facts(text: str) -> list[tuple[str, str, str]]:
+    return [(d.subject, d.predicate, d.object) for d in extract_facts(text)]
+
+
+def _said(engine, clock, *messages: str) -> dict[tuple[str, str], list[tuple[str, bool]]]:
+    for text in messages:
+        clock.advance(timedelta(hours=2))
+        engine.observe(text)
+    held: dict[tuple[str, str], list[tuple[str, bool]]] = {}
+    for belief in engine.store.all_beliefs():
+        held.setdefault((belief.subject, belief.predicate), []).append((belief.object, belief.is_current()))
+    return held
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("My son is in year 5, and his favourite food is pizza.", ("son", "prefers_food", "pizza")),
+    ("My daughter is in class 2B, and her allergy is kiwi.", ("daughter", "allergy", "kiwi")),
+    ("My daughter is in class 2B. Her allergy is kiwi.", ("daughter", "allergy", "kiwi")),
+])
+def test_her_or_his_goes_on_about_the_person_named_before(text, fact):
+    assert fact in _facts(text)
+
+
+def test_her_is_not_read_as_he():
+    assert _facts("My sister lives in Rome. Her husband is a chef.") == [("sister", "lives_in", "Rome")]
+
+
+@pytest.mark.parametrize("text", ["My niece is called Sofia.", "My sister's name is Ana."])
+def test_a_relative_is_named_once(text):
+    [(subject, predicate, _)] = _facts(text)
+    assert subject == "user" and predicate.startswith("family_")
+
+
+def test_a_corrected_name_of_a_relative_leaves_no_old_name_current(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "My niece is called Sofia.", "Small correction: my niece is Sophie, not Sofia.")
+        current = [(s, o) for s, values in held.items() for o, now in values if now]
+        assert current == [(("user", "family_niece"), "Sophie")]
+    finally:
+        engine.close()
