@@ -54,3 +54,50 @@ def test_a_corrected_name_of_a_relative_leaves_no_old_name_current(clock):
         assert current == [(("user", "family_niece"), "Sophie")]
     finally:
         engine.close()
+
+
+def test_a_correction_that_opens_with_is_and_a_name_is_no_question(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "My husband name is Dmitri.",
+                     "Excuse me, I wrote wrong. Is Dimitar, he is Bulgarian, not Russian.")
+        assert held[("user", "family_husband")] == [("Dmitri", False), ("Dimitar", True)]
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("text", ["Is Dimitar coming?", "Is Dimitar coming tomorrow"])
+def test_a_question_opening_with_is_and_a_name_states_nothing(text):
+    assert _facts(text) == []
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("our wifi network is called smithhouse lol", ("user", "wifi_network", "smithhouse")),
+    ("My street is called Station Road.", ("user", "street", "Station Road")),
+])
+def test_a_thing_called_by_one_word_is_named_whatever_its_case(text, fact):
+    assert _facts(text) == [fact]
+
+
+@pytest.mark.parametrize("text", ["our band is called something", "my problem is called procrastination"])
+def test_no_name_from_words_that_are_not_one(text):
+    assert not [f for f in _facts(text) if f[1] in ("band", "problem")]
+
+
+def test_a_rename_of_a_thing_in_lower_case_replaces_its_one_word_name(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "our wifi network is called smithhouse lol",
+                     "renamed the wifi to fbi_van_3 bc my brother dared me")
+        assert held[("user", "wifi_network")] == [("smithhouse", False), ("fbi_van_3", True)]
+    finally:
+        engine.close()
+
+
+def test_a_rename_of_a_thing_not_held_changes_nothing(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "I live in Lisbon.", "renamed the cat to Pudding")
+        assert held == {("user", "lives_in"): [("Lisbon", True)]}
+    finally:
+        engine.close()

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from engram_core.core.ledger import value_words
 from engram_core.core.model import Belief, FactDraft
-from engram_core.core.values import replace_value
+from engram_core.core.values import Shape, replace_value, shape_of
 from engram_core.core.words import meaning
 
 USER = "user"
@@ -77,6 +77,15 @@ def _slot_named(belief: Belief, slot: frozenset[str]) -> bool:
     return bool(slot & named)
 
 
+def _renamed_word(held: Belief, new: str, slot: frozenset[str]) -> str | None:
+    """"our wifi is called smithhouse", then "renamed the wifi to fbi_van_3": a one-word name with no
+    shape of its own gives way to a new name for the slot the sentence names (never without one)."""
+    word = held.object.strip()
+    if not slot or " " in word or shape_of(word) is not None or word.lower() == new.lower():
+        return None
+    return new if shape_of(new) in (Shape.NAME, Shape.HANDLE) else None
+
+
 def resolve_shaped(draft: FactDraft, current: Sequence[Belief]) -> tuple[FactDraft, Belief] | None:
     """A correction that says only its new value ("nvm its july 27", "it's Windrush Way now"): the newest
     current belief holding one value of the same shape (a date for a date, a name for a name), of the
@@ -84,7 +93,7 @@ def resolve_shaped(draft: FactDraft, current: Sequence[Belief]) -> tuple[FactDra
     None when no belief fits: then the message is only kept as an episode."""
     slot = meaning(draft.slot or "")
     for held in sorted(current, key=lambda b: b.valid_from, reverse=True):
-        value = replace_value(held.object, draft.object)
+        value = replace_value(held.object, draft.object) or _renamed_word(held, draft.object, slot)
         if value is None or held.predicate.startswith("not:") or (slot and not _slot_named(held, slot)):
             continue
         statement = _swap(held.statement, held.object, value) if held.object in held.statement else draft.statement

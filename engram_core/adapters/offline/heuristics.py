@@ -357,11 +357,16 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user") -
     return tuple(drafts.values())
 
 
+# "Is Dimitar, he is Bulgarian.": "it is" without its "it" in many learners' English, not a question.
+_LEARNER_IT_IS = re.compile(r"^is\s+(?-i:[A-Z][\w'-]+)(?:\s+(?-i:[A-Z][\w'-]+))?\s*(?:[,.!]|$)", re.I)
+
+
 def _bare_update(text: str, display: str) -> tuple[FactDraft, ...]:
     """A message that states no fact of its own but a new value for a held one: a correction that says
     only the value ("nvm its july 27"), or a name said to hold now for a slot it names."""
     said = sentences(text)
-    if not said or any(_is_question(s) or _HYPOTHETICAL.search(s) or skip_reason(s) for s in said):
+    asked = [s for s in said if _is_question(s) and not _LEARNER_IT_IS.match(s)]
+    if not said or asked or any(_HYPOTHETICAL.search(s) or skip_reason(s) for s in said):
         return ()
     found = bare_correction(" ".join(said), display)
     if found is None:
