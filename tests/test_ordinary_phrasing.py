@@ -101,3 +101,54 @@ def test_a_rename_of_a_thing_not_held_changes_nothing(clock):
         assert held == {("user", "lives_in"): [("Lisbon", True)]}
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize(("text", "place"), [
+    ("lol im in leeds, its grim up north they say but i like it", "leeds"),
+    ("I'm in Braga, for what it's worth.", "Braga"),
+    ("I'm in New York.", "New York"),
+])
+def test_a_place_said_alone_after_im_in_is_a_tentative_home(text, place):
+    [draft] = extract_facts(text)
+    assert (draft.predicate, draft.object, draft.tentative) == ("lives_in", place, True)
+
+
+@pytest.mark.parametrize("text", [
+    "I'm in a meeting, back in 10.", "im in bed lol", "I'm in IT.", "I'm in Paris this week.", "I'm in love.",
+    "I'm in Year 10.", "Im in the office", "Am I in Leeds?",
+])
+def test_im_in_something_that_is_no_home_states_no_home(text):
+    assert all(d.predicate != "lives_in" for d in extract_facts(text))
+
+
+def test_a_move_replaces_a_home_said_as_im_in(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "lol im in leeds, its grim up north they say but i like it",
+                     "finaly moved to sheffield, leeds was getting way too pricy")
+        assert held[("user", "lives_in")] == [("leeds", False), ("sheffield", True)]
+    finally:
+        engine.close()
+
+
+def test_a_trip_never_replaces_a_home_held(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "I live in Porto.", "I'm in Madrid.")
+        assert held[("user", "lives_in")] == [("Porto", True)]
+    finally:
+        engine.close()
+
+
+def test_a_value_ends_with_no_dangling_preposition():
+    assert _facts("Living in Chicago for now.") == [("user", "lives_in", "Chicago")]
+
+
+def test_a_new_city_said_as_its_now_replaces_the_home(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "Moved to Milwaukee in June.",
+                     "And now it's Minneapolis, third city in two years, I know.")
+        assert held[("user", "lives_in")] == [("Milwaukee", False), ("Minneapolis", True)]
+    finally:
+        engine.close()

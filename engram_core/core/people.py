@@ -70,10 +70,16 @@ def resolve_correction(draft: FactDraft, current: Sequence[Belief]) -> tuple[Fac
     return corrected, held
 
 
+# The words that name a slot the predicate itself does not say: "third city in two years" is where one lives.
+_SLOT_WORDS = {"lives_in": meaning("city town village country"),
+               "works_at": meaning("employer company firm")}
+
+
 def _slot_named(belief: Belief, slot: frozenset[str]) -> bool:
     """The slot's words name the belief: "street" in "The user's street is Station Road"."""
     named = (meaning(belief.predicate.replace("_", " ")) | meaning(belief.predicate.replace("_", ""))
-             | (meaning(belief.statement) - meaning(belief.object)))  # "gamer_tag" is a "gamertag" too
+             | (meaning(belief.statement) - meaning(belief.object))  # "gamer_tag" is a "gamertag" too
+             | _SLOT_WORDS.get(belief.predicate, frozenset()))
     return bool(slot & named)
 
 

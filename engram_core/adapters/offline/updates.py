@@ -46,7 +46,23 @@ def _school(obj: str) -> bool:
     return capitalised(obj) and re.search(r"\b" + _SCHOOLISH + r"\b", obj, re.I) is not None
 
 
+# "I'm in Braga." is where one is, not always where one lives (a trip, a meeting, "in IT"): only a place said
+# alone at the end of its clause, and only tentatively (it never replaces a home held).
+_NOT_PLACES = frozenset("bed love pain trouble shock tears charge control luck time line hurry debt denial recovery "
+                        "therapy labour labor office work class meeting meetings court jail prison hospital school "
+                        "college uni town bits pieces heaven hell it hr pr qa sales marketing finance engineering "
+                        "accounts accounting tech retail management admin ops support year grade form".split())
+_ONLY_PLACE = (r"(?!(?:a|an|the|my|our|his|her|their|this|that|some|no|there|here)\b)"
+               r"(?P<obj>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*)?)(?=\s*(?:[,.!]|$))")
+
+
+def _a_place(obj: str) -> bool:
+    return capitalised(obj) and obj.split()[0].lower() not in _NOT_PLACES and obj.lower() not in _NOT_PLACES
+
+
 _HOME = (
+    Rule("lives_in", _rx(r"^(?:(?:lol|haha|so|well|ok|okay|also|and|btw)\s+)*" + IM + r"in\s+" + _ONLY_PLACE),
+         tentative=True, check=_a_place),
     Rule("lives_in", _rx(r"\b(?:I|we)\s+" + ADV
                          + r"call\s+(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+home\b"), revision=True),
     Rule("lives_in", _rx(r"(?:^|\bmy\s+)(?:new\s+)?home(?:\s+city|\s+town)?\s+is\s+(?:now\s+)?(?:in\s+)?" + OBJ),
