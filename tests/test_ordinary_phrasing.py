@@ -152,3 +152,44 @@ def test_a_new_city_said_as_its_now_replaces_the_home(clock):
         assert held[("user", "lives_in")] == [("Milwaukee", False), ("Minneapolis", True)]
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("husband sold the civic, he got a tesla model 3", ("husband", "drives", "tesla model 3")),
+    ("I got a new Toyota Corolla last week.", ("user", "drives", "Toyota Corolla")),
+])
+def test_a_car_got_by_its_make_is_one_driven(text, fact):
+    assert fact in _facts(text)
+
+
+@pytest.mark.parametrize("text", ["I got a golf umbrella", "I got a seat at the front", "I got a new phone"])
+def test_a_thing_got_that_is_no_car_is_not_driven(text):
+    assert all(d.predicate != "drives" for d in extract_facts(text))
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("my son doesnt play minecraft anymore, its all fortnite now", ("son", "hobby", "fortnite")),
+    ("I don't drink coffee anymore. Now only tea.", ("user", "prefers_drink", "tea")),
+])
+def test_a_value_said_after_a_stop_takes_its_place(text, fact):
+    assert fact in _facts(text)
+
+
+@pytest.mark.parametrize("text", [
+    "I don't play chess anymore, it's just boring now.", "I don't play chess anymore, it's fine.",
+    "I don't play chess anymore, its all over now.",
+])
+def test_no_value_after_a_stop_from_words_that_say_how_it_is(text):
+    assert all(d.negated for d in extract_facts(text) if d.predicate in ("hobby", "prefers_drink"))
+
+
+def test_the_new_pastime_after_a_stop_is_current(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "my son is really into minecraft",
+                     "my son doesnt play minecraft anymore, its all fortnite now")
+        current = {o for values in held.values() for o, now in values if now}
+        assert "fortnite" in current and "minecraft" not in {o for k, v in held.items() if k[1] == "likes"
+                                                            for o, now in v if now}
+    finally:
+        engine.close()

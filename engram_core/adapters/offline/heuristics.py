@@ -17,6 +17,7 @@ from engram_core.adapters.offline import lexicon
 from engram_core.adapters.offline import patterns as hp
 from engram_core.adapters.offline import updates as hu
 from engram_core.adapters.offline.adjudicate import normalise
+from engram_core.adapters.offline.followons import follow_on
 from engram_core.adapters.offline.negation import CHANGE_NEGATIONS, PLAIN_NEGATIONS, Negation, without_negation
 from engram_core.adapters.offline.attributes import attribute_fact, bare_correction, left_for_later, renamed_value
 from engram_core.adapters.offline.switches import correction_of, switch
@@ -347,6 +348,8 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user") -
         for draft in _renames(sentence, subject, display, lowercase):  # a rename unless a clause rule said it
             if draft.predicate == "allergy" or normalise(draft.object) not in found:
                 drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)
+    if (after := follow_on(text, drafts.values())) is not None:
+        drafts.setdefault((after.subject, after.predicate, normalise(after.object)), after)
     if not drafts and subject == "user":
         return _bare_update(text, display)
     switched = left_for_later(text, display) if subject == "user" else None

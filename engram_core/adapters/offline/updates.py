@@ -141,7 +141,16 @@ _NAMES_OF_THINGS = (
                              + name(digits=True)), first_person=False),
 )
 
+# "he got a tesla model 3": a car bought is one driven, known by its make (whatever its case).
+_CAR_MAKES = (r"(?:tesla|toyota|honda|ford|bmw|audi|vw|volkswagen|kia|hyundai|nissan|mazda|subaru|volvo|mercedes|"
+              r"skoda|renault|peugeot|citroen|fiat|jeep|porsche|lexus|mini\s+cooper|chevy|chevrolet|polestar|"
+              r"rivian|dacia|suzuki|mitsubishi|land\s+rover|range\s+rover|jaguar|prius)")
+_CAR_END = r"(?=\s*(?:$|[,.;!]|\s+(?:and|but|because|so|last|this|yesterday|today|now|on|in|for|lol|haha)\b))"
+
 _PEOPLE_AND_DIETS = (
+    Rule("drives", _rx(I_ + r"(?:have\s+|'ve\s+)?(?:got|bought|leased|picked\s+up)\s+(?:a|an|the|my|our)\s+"
+                       r"(?:(?:new|used|second-hand|secondhand|brand\s+new|electric)\s+)*(?P<obj>" + _CAR_MAKES
+                       + r"\b(?:\s+[\w-]+){0,2}?)" + _CAR_END), revision=True),
     Rule("drives", _rx(I_ + r"(?:drive|ride)\s+(?:an?|my)\s+" + OBJ)),
     Rule("drives", _rx(r"\bmy\s+car\s+is\s+(?:an?\s+)?" + OBJ)),
     Rule("address", _rx(I_ + r"live\s+(?:on|at)\s+(?P<obj>[^,;!?]*?\b(?:street|st|road|rd|avenue|ave|lane|drive|way|"
