@@ -193,3 +193,31 @@ def test_the_new_pastime_after_a_stop_is_current(clock):
                                                             for o, now in v if now}
     finally:
         engine.close()
+
+
+def test_a_diet_said_after_so_is_its_own_clause(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "im pescatarian rn", "gave up fish too so fully veggie now")
+        assert held[("user", "diet")] == [("pescatarian", False), ("veggie", True)]
+    finally:
+        engine.close()
+
+
+def test_now_the_pet_is_called_renames_the_pet(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "The name of my dog is Bobik.",
+                     "My children wanted other name, so now the dog is called Max.")
+        assert held[("user", "pet_dog")] == [("Bobik", False), ("Max", True)]
+    finally:
+        engine.close()
+
+
+def test_now_a_thing_is_called_leaves_another_slot_alone(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "The name of my dog is Bobik.", "So now the cafe is called Bean There.")
+        assert held[("user", "pet_dog")] == [("Bobik", True)]
+    finally:
+        engine.close()
