@@ -221,3 +221,20 @@ def test_now_a_thing_is_called_leaves_another_slot_alone(clock):
         assert held[("user", "pet_dog")] == [("Bobik", True)]
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize(("text", "employer"), [
+    ("I work in company Unilever like accountant.", "Unilever"), ("I work for the bank Santander.", "Santander"),
+])
+def test_the_kind_of_workplace_then_its_name_is_the_employer(text, employer):
+    assert ("user", "works_at", employer) in _facts(text)
+
+
+def test_leaving_a_workplace_named_after_its_kind_for_another(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "I work in company Unilever like accountant.",
+                     "I left Unilever, now I am accountant by Nestle.")
+        assert held[("user", "works_at")] == [("Unilever", False), ("Nestle", True)]
+    finally:
+        engine.close()

@@ -115,6 +115,9 @@ _WORK = (
     Rule("works_at", _rx(IM + r"(?:no\s+longer|not)\s+(?:at|with)\s+" + _ORG), negated=True, revision=True,
          tentative=True),
     Rule("works_at", _rx(I_ + r"(?:teach|work)\s+at\s+" + OBJ), check=capitalised),
+    # "I work in company Unilever like accountant": the kind of place, then its name.
+    Rule("works_at", _rx(I_ + r"work\s+(?:in|at|for|by)\s+(?:the\s+|a\s+)?(?:company|firm|bank|hotel|agency|factory|"
+                         r"restaurant|shop|store|hospital|clinic|school)\s+" + _ORG), check=lambda o: not _school(o)),
     Rule("works_at", _rx(WE + r"(?:moved|switched|transferred)\s+(?:over\s+)?to\s+" + OBJ), revision=True,
          check=lambda o: capitalised(o) and _organisation(o)),
     # Work that ends: "I retired at last" is a new status; "I graduated" ends being a student (only that).
