@@ -238,3 +238,22 @@ def test_leaving_a_workplace_named_after_its_kind_for_another(clock):
         assert held[("user", "works_at")] == [("Unilever", False), ("Nestle", True)]
     finally:
         engine.close()
+
+
+def test_a_correction_names_the_old_value_as_spelled_now(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "im allergic to penicilin",
+                     "wait no its amoxicillin im allergic to, not penicillin, i always mix them up")
+        assert held[("user", "allergy")] == [("penicilin", False), ("amoxicillin", True)]
+    finally:
+        engine.close()
+
+
+def test_a_correction_of_a_value_two_letters_away_changes_nothing(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "I live in Berlin.", "Sorry, Bern, not Bonn.")
+        assert held[("user", "lives_in")] == [("Berlin", True)]
+    finally:
+        engine.close()

@@ -36,7 +36,7 @@ _SUFFIXES = ("d", "ed", "s", "es", "ing", "er", "ly", "r")
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 
 
-def _one_edit(a: str, b: str) -> bool:
+def one_edit(a: str, b: str) -> bool:
     """One insertion, deletion, substitution or swap of neighbours turns ``a`` into ``b``."""
     if a == b or abs(len(a) - len(b)) > 1:
         return False
@@ -78,7 +78,7 @@ def corrected(word: str) -> str:
     if low.endswith("in") and low + "g" in KEY_WORDS:
         return low + "g"
     near = [k for n in (len(low) - 1, len(low), len(low) + 1) for k in _BY_LENGTH.get(n, ())
-            if k[0] == low[0] and _one_edit(low, k) and not _inflection(low, k)]
+            if k[0] == low[0] and one_edit(low, k) and not _inflection(low, k)]
     return near[0] if len(near) == 1 else word
 
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from engram_core.core.chattext import one_edit
 from engram_core.core.ledger import value_words
 from engram_core.core.model import Belief, FactDraft
 from engram_core.core.values import Shape, replace_value, shape_of
@@ -47,18 +48,27 @@ def _swap(text: str, old: str, new: str) -> str:
 
 def _corrected_value(held: str, old: str, new: str) -> str:
     """"maple street" with "street" corrected to "maple avenue" is "maple avenue", not "maple maple avenue"."""
-    rest = value_words(held) - value_words(old)
+    said = value_words(old)
+    rest = {h for h in value_words(held) if not any(h == w or (len(w) >= 5 and one_edit(w, h)) for w in said)}
     if not rest:  # the whole value replaced ("the NHS" by "Bupa"): the new one as said
         return new
     return new if rest & value_words(new) else _swap(held, old, new)
+
+
+def _holds(held: str, old: str) -> bool:
+    """The held value has the old one's words, or the same words with a slip of one letter
+    ("penicilin" for "penicillin"): a correction names the value as it is spelled now."""
+    said, there = value_words(old), value_words(held)
+    if not said:
+        return False
+    return said <= there or all(w in there or (len(w) >= 5 and any(one_edit(w, h) for h in there)) for w in said)
 
 
 def resolve_correction(draft: FactDraft, current: Sequence[Belief]) -> tuple[FactDraft, Belief] | None:
     """"X, not Y": the newest current belief of the subject that holds Y, and the draft that corrects
     it to X (None when no current belief holds Y: then the correction is only kept as an episode)."""
     old = draft.replaces or ""
-    holding = [b for b in current if b.subject == draft.subject and value_words(old)
-               and value_words(old) <= value_words(b.object)]
+    holding = [b for b in current if b.subject == draft.subject and _holds(b.object, old)]
     if not holding:
         return None
     held = max(holding, key=lambda b: b.valid_from)
