@@ -257,3 +257,46 @@ def test_a_correction_of_a_value_two_letters_away_changes_nothing(clock):
         assert held[("user", "lives_in")] == [("Berlin", True)]
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("Inês moved to Lisbon for her master's.", ("inês", "lives_in", "Lisbon")),
+    ("Zoë moved to Paris.", ("zoë", "lives_in", "Paris")),
+    ("I moved to Oslo for work", ("user", "lives_in", "Oslo")),
+])
+def test_a_name_with_accents_is_a_person_and_a_home_ends_before_its_reason(text, fact):
+    assert _facts(text) == [fact]
+
+
+def test_a_sister_named_with_accents_moves(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "I live in Porto, and so does my sister Inês.",
+                     "Inês moved to Lisbon for her master's. I'm staying in Porto.")
+        assert held[("user", "lives_in")] == [("Porto", True)]
+        assert [o for (s, p), v in held.items() if p == "lives_in" and s != "user" for o, now in v if now] == ["Lisbon"]
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("Still at Accenture, still tired.", ("user", "works_at", "Accenture")),
+    ("I'm still at Accenture.", ("user", "works_at", "Accenture")),
+])
+def test_still_at_a_name_is_a_tentative_employer(text, fact):
+    [draft] = extract_facts(text)
+    assert ((draft.subject, draft.predicate, draft.object), draft.tentative) == (fact, True)
+
+
+@pytest.mark.parametrize("text", ["At Heathrow now", "Still at the office.", "I'm still at Starbucks waiting"])
+def test_at_a_place_in_passing_is_no_employer(text):
+    assert all(d.predicate != "works_at" for d in extract_facts(text))
+
+
+def test_a_switch_replaces_an_employer_said_as_still_at(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "Still at Accenture, still tired.", "Left Accenture for Capgemini, better team.")
+        assert held[("user", "works_at")] == [("Accenture", False), ("Capgemini", True)]
+    finally:
+        engine.close()

@@ -11,6 +11,7 @@ _CUT_SINGLE = re.compile(r"\s*,.*$|\s+(?:and|&)\s+.*$", re.I)
 _CUT_BY_PREDICATE = {
     "job_title": re.compile(r"\s+(?:at|for|in|with|from|based|since)\s+.*$", re.I),
     "works_at": re.compile(r"\s+(?:as|in|since)\s+.*$", re.I),
+    "lives_in": re.compile(r"\s+for\s+(?!now\b).*$", re.I),  # "Lisbon for her master's", "Oslo for work"
 }
 _TIME_TAIL = re.compile(
     r"(?:^|\s+)(?:(?:last|this|past)\s+(?:week|month|year|weekend|night|spring|summer|fall|autumn|winter|time)|"

@@ -93,6 +93,9 @@ _HOME = (
 )
 
 _WORK = (
+    # "Still at Accenture, still tired.": where one still is, said alone, is where one works (tentatively).
+    Rule("works_at", _rx(IM + r"still\s+(?:at|with)\s+" + _ORG + r"(?=\s*(?:[,.;!]|$))"), tentative=True,
+         check=lambda o: not _school(o)),
     Rule("works_at", _rx(IM + r"(?:now\s+)?(?:at|with)\s+" + _ORG + r"(?=\s+(?:now|these days)\b)"),
          revision=True, tentative=True, check=lambda o: not _school(o)),
     Rule("works_at", _rx(I_ + r"(?:started|began)\s+(?:(?:a\s+new\s+job|work(?:ing)?)\s+)?(?:at|with)\s+" + OBJ),
