@@ -300,3 +300,18 @@ def test_a_switch_replaces_an_employer_said_as_still_at(clock):
         assert held[("user", "works_at")] == [("Accenture", False), ("Capgemini", True)]
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize(("messages", "expected"), [
+    (["My surname is Kowalski.", "Got married last month and took my husband's name, so I'm Ana Novak now."],
+     [("Kowalski", False), ("Novak", True)]),
+    (["My surname is Hartley.", "The divorce is final and I'm back to my maiden name, so it's Ms. Okafor now."],
+     [("Hartley", False), ("Okafor", True)]),
+    (["My surname is Kowalski.", "I'm Ana now, it's shorter."], [("Kowalski", True)]),  # no new surname said
+])
+def test_a_surname_taken_on_marriage_or_divorce_replaces_the_held_one(clock, messages, expected):
+    engine = make_engine(clock)
+    try:
+        assert _said(engine, clock, *messages)[("user", "surname")] == expected
+    finally:
+        engine.close()
