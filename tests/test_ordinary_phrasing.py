@@ -315,3 +315,12 @@ def test_a_surname_taken_on_marriage_or_divorce_replaces_the_held_one(clock, mes
         assert _said(engine, clock, *messages)[("user", "surname")] == expected
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("sis qualified as a pharmacist n moved to lloyds pharmacy", ("sister", "works_at", "lloyds pharmacy")),
+    ("I moved to Bath", ("user", "lives_in", "Bath")),
+    ("I moved to Bank Street", ("user", "lives_in", "Bank Street")),
+])
+def test_moving_to_a_workplace_is_a_new_job_not_a_new_home(text, fact):
+    assert _facts(text) == [fact]

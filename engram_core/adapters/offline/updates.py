@@ -35,7 +35,8 @@ def _rx(pattern: str) -> re.Pattern[str]:
 
 
 _ORG_WORDS = re.compile(r"\b(?:school|academy|primary|elementary|high|college|university|hospital|infirmary|clinic|"
-                        r"inc|ltd|llc|corp|company|group|labs?|studio|agency|bank|office|team|department)\b", re.I)
+                        r"inc|ltd|llc|corp|company|group|labs?|studio|agency|bank|office|team|department|pharmacy|"
+                        r"chemist|hotel|restaurant|cafe|café|bakery|supermarket)\b", re.I)
 
 
 def _organisation(obj: str) -> bool:
