@@ -324,3 +324,13 @@ def test_a_surname_taken_on_marriage_or_divorce_replaces_the_held_one(clock, mes
 ])
 def test_moving_to_a_workplace_is_a_new_job_not_a_new_home(text, fact):
     assert _facts(text) == [fact]
+
+
+def test_a_relative_who_moves_in_with_the_user_leaves_their_old_home(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "my gran lives in a care home in derby",
+                     "gran moved in with us last week, the care home was awful")
+        assert held[("grandmother", "lives_in")] == [("a care home in derby", False), ("with us", True)]
+    finally:
+        engine.close()

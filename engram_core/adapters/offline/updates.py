@@ -62,6 +62,9 @@ def _a_place(obj: str) -> bool:
 
 
 _HOME = (
+    # "gran moved in with us": someone else's home is now the user's.
+    Rule("lives_in", _rx(I_ + r"(?:have\s+|'ve\s+)?moved\s+in\s+(?P<obj>with\s+(?:us|me))\b"), revision=True,
+         template="{d} lives with the user."),
     Rule("lives_in", _rx(r"^(?:(?:lol|haha|so|well|ok|okay|also|and|btw)\s+)*" + IM + r"in\s+" + _ONLY_PLACE),
          tentative=True, check=_a_place),
     Rule("lives_in", _rx(r"\b(?:I|we)\s+" + ADV
