@@ -334,3 +334,17 @@ def test_a_relative_who_moves_in_with_the_user_leaves_their_old_home(clock):
         assert held[("grandmother", "lives_in")] == [("a care home in derby", False), ("with us", True)]
     finally:
         engine.close()
+
+
+def test_going_freelance_replaces_the_employer(clock):
+    engine = make_engine(clock)
+    try:
+        held = _said(engine, clock, "I work at Pentagram.", "Went freelance in January, just me and my laptop.")
+        assert held[("user", "works_at")] == [("Pentagram", False), ("freelance", True)]
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("text", ["I went freelance?", "if I went freelance I'd be poor"])
+def test_freelance_asked_or_imagined_is_no_employer(text):
+    assert _facts(text) == []

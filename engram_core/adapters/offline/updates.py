@@ -97,6 +97,9 @@ _HOME = (
 )
 
 _WORK = (
+    # "Went freelance in January": working for oneself is the employer now.
+    Rule("works_at", _rx(I_ + r"(?:have\s+|'ve\s+)?(?:went|gone|turned|became|am\s+now|'m\s+now)\s+"
+                         r"(?P<obj>freelance|self-employed|self\s+employed)\b"), revision=True, template="{d} is {o}."),
     # "Still at Accenture, still tired.": where one still is, said alone, is where one works (tentatively).
     Rule("works_at", _rx(IM + r"still\s+(?:at|with)\s+" + _ORG + r"(?=\s*(?:[,.;!]|$))"), tentative=True,
          check=lambda o: not _school(o)),
