@@ -348,3 +348,16 @@ def test_going_freelance_replaces_the_employer(clock):
 @pytest.mark.parametrize("text", ["I went freelance?", "if I went freelance I'd be poor"])
 def test_freelance_asked_or_imagined_is_no_employer(text):
     assert _facts(text) == []
+
+
+@pytest.mark.parametrize(("text", "place"), [
+    ("Renting in Dallas right now, month to month.", "Dallas"),
+    ("I've been renting a little flat in Turin since the start of the month", "Turin"),
+])
+def test_renting_in_a_town_is_living_there(text, place):
+    assert _facts(text) == [("user", "lives_in", place)]
+
+
+@pytest.mark.parametrize("text", ["I'm renting a car in Rome", "Renting skis in Chamonix"])
+def test_renting_a_thing_is_no_home(text):
+    assert _facts(text) == []

@@ -257,10 +257,10 @@ _ELIDED = re.compile(
     r"(?P<verb>moved|relocated|started|joined|left|quit|went|got|became|switched|stopped|gave\s+up|picked\s+up|"
     r"grew|lost|ditched|dropped|kicked|prefer|"
     r"learned|learnt|bought|cut|landed|finished|retired|love|like|live|work|hate|enjoy|speak|play|"
-    r"living|working|based|settled|done\s+with|married|obsessed|(?:a\s+)?(?:big|huge|massive)"
+    r"living|renting|working|based|settled|done\s+with|married|obsessed|(?:a\s+)?(?:big|huge|massive)"
     r"\s+fan|fan|into|not\s+into|over|off|back\s+on|back\s+to|no\s+longer|vegan|vegetarian|pescatarian|"
     r"keto|paleo|employed|(?:in|(?<=still\s)at)\s+(?=(?-i:[A-Z])))\b", re.I)
-_ELIDED_BE = frozenset("living working based settled done married obsessed big huge massive a fan into "
+_ELIDED_BE = frozenset("living renting working based settled done married obsessed big huge massive a fan into "
                        "not over off back no vegan vegetarian pescatarian keto paleo employed in at".split())
 
 

@@ -62,6 +62,10 @@ def _a_place(obj: str) -> bool:
 
 
 _HOME = (
+    # "Renting in Dallas right now", "I've been renting a little flat in Turin since May".
+    Rule("lives_in", _rx(r"\b(?:I|we)(?:'m|\s+am|m|'re|\s+are|'ve\s+been|\s+have\s+been)\s+" + ADV + r"renting\s+"
+                         r"(?:(?:a|an|the|our|my)\s+(?:[\w-]+\s+){0,3}?(?:flat|house|apartment|place|room|studio|"
+                         r"cottage|bedsit)\s+)?in\s+" + OBJ), revision=True, check=capitalised),
     # "gran moved in with us": someone else's home is now the user's.
     Rule("lives_in", _rx(I_ + r"(?:have\s+|'ve\s+)?moved\s+in\s+(?P<obj>with\s+(?:us|me))\b"), revision=True,
          template="{d} lives with the user."),
