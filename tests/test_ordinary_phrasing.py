@@ -107,6 +107,7 @@ def test_a_rename_of_a_thing_not_held_changes_nothing(clock):
     ("lol im in leeds, its grim up north they say but i like it", "leeds"),
     ("I'm in Braga, for what it's worth.", "Braga"),
     ("I'm in New York.", "New York"),
+    ("She lives in Rome and I'm up in Milan, so I'm thinking we meet halfway", "Milan"),
 ])
 def test_a_place_said_alone_after_im_in_is_a_tentative_home(text, place):
     [draft] = extract_facts(text)
@@ -115,7 +116,7 @@ def test_a_place_said_alone_after_im_in_is_a_tentative_home(text, place):
 
 @pytest.mark.parametrize("text", [
     "I'm in a meeting, back in 10.", "im in bed lol", "I'm in IT.", "I'm in Paris this week.", "I'm in love.",
-    "I'm in Year 10.", "Im in the office", "Am I in Leeds?",
+    "I'm in Year 10.", "Im in the office", "Am I in Leeds?", "I'm out in the garden.", "I'm back in bed",
 ])
 def test_im_in_something_that_is_no_home_states_no_home(text):
     assert all(d.predicate != "lives_in" for d in extract_facts(text))

@@ -69,7 +69,8 @@ _HOME = (
     # "gran moved in with us": someone else's home is now the user's.
     Rule("lives_in", _rx(I_ + r"(?:have\s+|'ve\s+)?moved\s+in\s+(?P<obj>with\s+(?:us|me))\b"), revision=True,
          template="{d} lives with the user."),
-    Rule("lives_in", _rx(r"^(?:(?:lol|haha|so|well|ok|okay|also|and|btw)\s+)*" + IM + r"in\s+" + _ONLY_PLACE),
+    Rule("lives_in", _rx(r"^(?:(?:lol|haha|so|well|ok|okay|also|and|btw)\s+)*" + IM
+                         + r"(?:(?:up|down|over|out|back)\s+)?in\s+" + _ONLY_PLACE),
          tentative=True, check=_a_place),
     Rule("lives_in", _rx(r"\b(?:I|we)\s+" + ADV
                          + r"call\s+(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+home\b"), revision=True),
