@@ -19,6 +19,7 @@ _SHORTHAND = {
     "fav": "favourite", "fave": "favourite", "n": "and", "w": "with", "yrs": "years", "rly": "really",
     "hs": "high school", "sry": "sorry", "nvm": "never mind", "coz": "because", "cuz": "because",
     "bc": "because", "tho": "though", "thx": "thanks", "ppl": "people", "luv": "love", "r": "are", "b4": "before",
+    "finaly": "finally",
 }
 # The words the rules key on: a one-letter slip in one of them ("livng", "husbnd", "anymroe") is read as it.
 KEY_WORDS = frozenset("""
@@ -35,7 +36,7 @@ _SUFFIXES = ("d", "ed", "s", "es", "ing", "er", "ly", "r")
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 
 
-def _one_edit(a: str, b: str) -> bool:
+def one_edit(a: str, b: str) -> bool:
     """One insertion, deletion, substitution or swap of neighbours turns ``a`` into ``b``."""
     if a == b or abs(len(a) - len(b)) > 1:
         return False
@@ -77,7 +78,7 @@ def corrected(word: str) -> str:
     if low.endswith("in") and low + "g" in KEY_WORDS:
         return low + "g"
     near = [k for n in (len(low) - 1, len(low), len(low) + 1) for k in _BY_LENGTH.get(n, ())
-            if k[0] == low[0] and _one_edit(low, k) and not _inflection(low, k)]
+            if k[0] == low[0] and one_edit(low, k) and not _inflection(low, k)]
     return near[0] if len(near) == 1 else word
 
 

@@ -197,11 +197,20 @@ def _shaped_candidates(rt: Runtime, view: BeliefView, draft: FactDraft) -> list[
     return [b for subject in sorted(subjects) for b in view.current(subject)]
 
 
+def _renamed_slot(view: BeliefView, draft: FactDraft) -> tuple[FactDraft, Belief] | None:
+    """"renamed the wifi to fbi_van_3": a rename whose old words are a thing in lower case, not a value
+    held, names the slot whose value it replaces."""
+    old = draft.replaces or ""
+    if draft.predicate != CORRECTION or not old or old != old.lower():
+        return None
+    return resolve_shaped(replace(draft, replaces=None, slot=old), view.current(draft.subject))
+
+
 def _corrected(rt: Runtime, view: BeliefView, draft: FactDraft) -> tuple[FactDraft, np.ndarray, Belief] | None:
     if draft.slot is not None:
         found = resolve_shaped(draft, _shaped_candidates(rt, view, draft))
     else:
-        found = resolve_correction(draft, view.current(draft.subject))
+        found = resolve_correction(draft, view.current(draft.subject)) or _renamed_slot(view, draft)
     if found is None:
         return None
     corrected, held = found

@@ -24,18 +24,29 @@ _ATTRIBUTE = re.compile(
     r"(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)"
     r"(?P<where>\s+(?:in|at|for|with|of)\s+(?:the\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?"
     r"(?:(?P<named>\s+(?:has|have)\s+the\s+name)|\s+name)?"
-    r"(?:'s\s+|\s+(?P<verb>is(?:\s+(?:on|at|in))?|ends\s+in|starts\s+with|is\s+called|is\s+named|=)\s+|(?(named)\s+|(?!)))"
+    r"(?:'s\s+|\s+(?P<verb>is\s+called|is\s+named|is(?:\s+(?:on|at|in))?|ends\s+in|starts\s+with|=)\s+|(?(named)\s+|(?!)))"
     r"(?P<obj>[^,;!?]+?)\s*(?:\b(?:lol|haha|btw|by the way)\b)?[.!]*$", re.I)
 # Things whose value is read by the table's own rules, or that are people, not attributes.
 _NOT_THINGS = frozenset({"name", "names", "age", "job", "work", "diet", "home", "place", "hobby", "favourite",
                          "favorite", "goal", "plan", "plans", "day", "week", "weekend", "life", "problem",
                          "question", "answer", "point", "guess", "bad", "fault", "turn", "bf", "gf", "boss", "friend",
                          "colleague", "manager", "kids", "parents"}) | frozenset(re.findall(r"[a-z-]+", REL))
+_NOT_NAMES = frozenset("the a an that this what something anything nothing after like weird".split())
 _ATTRIBUTE_SHAPES = frozenset(Shape) - {Shape.NAME}  # a name alone: only for things named ("street", "shop")
 _NAMED_THINGS = re.compile(r"\b(?:street|road|shop|store|company|business|band|boat|wifi|network|tag|handle|"
                            r"username|user\s*name|gamertag|zodiac|sign|team|club|school|brand|newsletter|"
                            r"podcast|channel|blog|car|cat|dog|pet|rabbit|horse|village|town|city|building|"
                            r"plant|doctor|dentist|gp|landlord|surname|last\s+name|maiden\s+name|sign)\b", re.I)
+
+
+_ONE_WORD = re.compile(r"[a-z][a-z0-9_-]{2,}")
+
+
+def _called_word(verb: str, value: str) -> Shape | None:
+    """"our wifi is called smithhouse": a thing called by one word is named, whatever its case."""
+    if verb in ("is called", "is named") and _ONE_WORD.fullmatch(value) and value not in _NOT_NAMES:
+        return Shape.NAME
+    return None
 
 
 def attribute_fact(clause: str, subject: str, display: str) -> FactDraft | None:
@@ -44,12 +55,12 @@ def attribute_fact(clause: str, subject: str, display: str) -> FactDraft | None:
     if m is None:
         return None
     thing, value = " ".join(m.group("thing").lower().split()), m.group("obj").strip()
-    shape = shape_of(value)
+    verb = (m.group("verb") or "is").lower()
+    shape = shape_of(value) or _called_word(verb, value)
     if shape is None or thing.split()[-1] in _NOT_THINGS or thing.split()[0] in _NOT_THINGS:
         return None
     if shape not in _ATTRIBUTE_SHAPES and not _NAMED_THINGS.search(thing):
         return None
-    verb = (m.group("verb") or "is").lower()
     predicate = re.sub(r"\W+", "_", thing)
     owner = display + ("'" if display.endswith("s") else "'s")
     said = thing + " ".join((m.group("where") or "").lower().split()).join("  ").rstrip()
@@ -100,7 +111,7 @@ def bare_correction(text: str, display: str) -> FactDraft | None:
 # What says a thing has a new name (not a move or a new job: the table's rules read those).
 _RENAME_CUE = re.compile(
     r"\b(?:renamed|rebranded|renaming|new\s+name|(?:is|are|it's|its)\s+now\s+(?:called|named)|officially|"
-    r"now\s+(?:it\s+is|it's|its|called|named)|changed\s+(?:the|my|our|its)\s+(?:\w+\s+)?(?:name\s+)?to)\b"
+    r"now\s+(?:it\s+is|it's|its|called|named|(?:the|my|our)\s+\w+\s+is\s+(?:called|named))|changed\s+(?:the|my|our|its)\s+(?:\w+\s+)?(?:name\s+)?to)\b"
     r"|\b\w+\s+now\s*[.!]*$", re.I)
 # People are renamed by a correction or a wedding, never by "it's X now": their words name no slot here.
 _PETS = frozenset("dog puppy cat kitten rabbit bunny hamster parrot horse turtle tortoise guinea pig ferret "

@@ -69,3 +69,12 @@ DATE_WORDS = re.compile(
     r"dec)[a-z]*\b|\b(?:tomorrow|tonight|yesterday|next\s+(?:week|month|year|weekend)|last\s+(?:week|month|"
     r"year|weekend|night)|this\s+(?:week|weekend|month|evening|afternoon|morning)|in\s+\d+\s+(?:days|weeks|"
     r"months))\b|\b\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|\b\d{4}-\d\d-\d\d\b|\b\d{1,2}/\d{1,2}\b", re.I)
+
+
+_WORKPLACE = re.compile(r"\b(?:pharmacy|chemist|hotel|restaurant|cafe|café|bakery|supermarket|inc|ltd|llc|corp|plc|"
+                        r"labs|agency)\b", re.I)
+
+
+def workplace(obj: str) -> bool:
+    """"lloyds pharmacy", "Acme Ltd": a place one works, not a town one lives in."""
+    return _WORKPLACE.search(obj) is not None

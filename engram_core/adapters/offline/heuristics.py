@@ -10,14 +10,15 @@ negation is removed yields a negated fact ("I no longer eat meat").
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import Enum
 
 from engram_core.adapters.offline import lexicon
 from engram_core.adapters.offline import patterns as hp
 from engram_core.adapters.offline import updates as hu
 from engram_core.adapters.offline.adjudicate import normalise
+from engram_core.adapters.offline.followons import follow_on
+from engram_core.adapters.offline.negation import CHANGE_NEGATIONS, PLAIN_NEGATIONS, Negation, without_negation
 from engram_core.adapters.offline.attributes import attribute_fact, bare_correction, left_for_later, renamed_value
 from engram_core.adapters.offline.switches import correction_of, switch
 from engram_core.adapters.offline.objects import clean_object, list_items, usable_object
@@ -36,6 +37,8 @@ _CLAUSE_BREAK = re.compile(
     r"\s*;\s*|:\s+(?=(?-i:[A-Z]))|\s+-+\s+"
     r"|,?\s+(?:and|but|so|because|although|though|while|whereas|plus)\s+" + _SUBJECT_AHEAD
     + r"|,\s*(?:but|so|because|although|though|plus)\s+"
+    r"|,\s+and\s+(?=(?:his|her|their)\s+\w+\s+(?:is|are|was)\b)"
+    r"|\s+so\s+(?=(?:fully|completely|totally|officially|basically)\s)"
     r"|,\s+(?=(?:I|I'm|I've|Im|my|we|we're|our|where|what|who|when|why|how|do|does|did|can|could|is|are|"
     r"also|actually|btw|oh|anyway|please|he|she|he's|she's|now|here|today|nowadays|currently|these days|so|"
     r"got|started|joined|moved|switched|left|quit|went|became|landed|bought|picked|prefer|just|vegetarian|vegan|"
@@ -55,42 +58,6 @@ _HYPOTHETICAL = re.compile(
     r"could|couldn't|might|maybe|perhaps|probably)\b|\b(?:I|we|you)'d\b", re.I)
 _REPORTED = re.compile(r"\b(?:he|she|they|someone|somebody)\s+(?:said|says|told|tells|thinks|claims)\b", re.I)
 FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|Im|me|my|mine|we|we're|our|us)\b", re.I)
-
-# -- negation ------------------------------------------------------------------------
-
-_GERUND_BASE = {"living": "live", "smoking": "smoke", "using": "use", "dating": "date", "taking": "take",
-                "running": "run", "swimming": "swim", "making": "make", "riding": "ride", "having": "have",
-                "coding": "code", "baking": "bake", "dancing": "dance", "skating": "skate", "driving": "drive"}
-_Rewrite = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
-_CHANGE_NEGATIONS: tuple[_Rewrite, ...] = (
-    (re.compile(r"\bno\s+longer\s+", re.I), ""),
-    (re.compile(r"\b(?:don't|do not|didn't)\s+(.*?)\s*\b(?:anymore|any more|any longer)\b", re.I), r"\1"),
-    # "I don't play chess more": "anymore" in many learners' English, at the end of its clause.
-    (re.compile(r"\b(?:don't|do not)\s+(.*?)\s+more(?=\s*(?:[,.;!]|$))", re.I), r"\1"),
-    (re.compile(r"\b(I(?:'m|\s+am|m))\s+not\s+(.*?)\s*\b(?:anymore|any more|any longer)\b", re.I), r"\1 \2"),
-    (re.compile(r"\b(?:have\s+|'ve\s+)?(?:stopped|quit|gave up)\s+(\w+ing)\b", re.I),
-     lambda m: _GERUND_BASE.get(m.group(1).lower(), m.group(1).lower()[:-3])),
-)
-_PLAIN_NEGATIONS: tuple[_Rewrite, ...] = (
-    (re.compile(r"\b(?:don't|do not)\s+", re.I), ""),
-    (re.compile(r"\b(I(?:'m|\s+am|m))\s+not\s+", re.I), r"\1 "),
-)
-
-
-class Negation(Enum):
-    NONE = "none"
-    CHANGE = "change"  # "no longer", "not ... anymore", "stopped": a belief ends
-    PLAIN = "plain"  # "I don't live in Berlin": a correction
-
-
-def _without_negation(clause: str, rewrites: tuple[_Rewrite, ...]) -> str | None:
-    """The clause with its first negation removed, or None when it has none."""
-    for pattern, replacement in rewrites:
-        changed = pattern.sub(replacement, clause, count=1)
-        if changed != clause:
-            return changed
-    return None
-
 
 # -- drafting ------------------------------------------------------------------------
 
@@ -268,12 +235,12 @@ def _clause_facts(clause: str, ctx: _Context) -> list[FactDraft]:
     if (switched := switch(statement, ctx.subject, ctx.display)) is not None:
         draft, rest = switched
         return [draft, *(_apply_rules(rest, ctx, Negation.NONE) if rest else [])]
-    changed = _without_negation(statement, _CHANGE_NEGATIONS)
+    changed = without_negation(statement, CHANGE_NEGATIONS)
     found = _apply_rules(changed, ctx, Negation.CHANGE) if changed else []
     found = found or _apply_rules(statement, ctx, Negation.NONE)
     if not found and not changed and (correction := correction_of(statement, ctx.subject, ctx.display)):
         return [correction]
-    plain = None if found or changed else _without_negation(statement, _PLAIN_NEGATIONS)
+    plain = None if found or changed else without_negation(statement, PLAIN_NEGATIONS)
     found = found or (_apply_rules(plain, ctx, Negation.PLAIN) if plain else [])
     # "Ravi graduated": no longer a student, whatever comes next (tentative: it ends only a held "student").
     if _GRADUATED.search(statement) and not _LONG_AGO.search(statement):
@@ -310,7 +277,14 @@ def _placed_facts(clause: str, placed: Placed, ctx: _Context) -> list[FactDraft]
     naming = _apply_rules(clause, ctx, Negation.NONE, hp.NAMING_RULES) if placed.person else []
     if placed.scope is Scope.SKIP or placed.person is None:  # a clause about someone else always names them
         return naming
-    return naming + _clause_facts(placed.text, _person_context(placed.person, ctx))
+    return naming + _unnamed(_clause_facts(placed.text, _person_context(placed.person, ctx)), naming)
+
+
+def _unnamed(facts: list[FactDraft], naming: list[FactDraft]) -> list[FactDraft]:
+    """"My niece is called Sofia" names the niece once (the user's niece is Sofia), not again as her own
+    name: a later "my niece is Sophie, not Sofia" then corrects the one belief that holds it."""
+    names = {normalise(d.object) for d in naming}
+    return [d for d in facts if not (d.predicate == "name" and normalise(d.object) in names)]
 
 
 def _clauses(sentence: str) -> list[tuple[str, str]]:
@@ -375,6 +349,8 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user") -
         for draft in _renames(sentence, subject, display, lowercase):  # a rename unless a clause rule said it
             if draft.predicate == "allergy" or normalise(draft.object) not in found:
                 drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)
+    if (after := follow_on(text, drafts.values())) is not None:
+        drafts.setdefault((after.subject, after.predicate, normalise(after.object)), after)
     if not drafts and subject == "user":
         return _bare_update(text, display)
     switched = left_for_later(text, display) if subject == "user" else None
@@ -385,11 +361,16 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user") -
     return tuple(drafts.values())
 
 
+# "Is Dimitar, he is Bulgarian.": "it is" without its "it" in many learners' English, not a question.
+_LEARNER_IT_IS = re.compile(r"^is\s+(?-i:[A-Z][\w'-]+)(?:\s+(?-i:[A-Z][\w'-]+))?\s*(?:[,.!]|$)", re.I)
+
+
 def _bare_update(text: str, display: str) -> tuple[FactDraft, ...]:
     """A message that states no fact of its own but a new value for a held one: a correction that says
     only the value ("nvm its july 27"), or a name said to hold now for a slot it names."""
     said = sentences(text)
-    if not said or any(_is_question(s) or _HYPOTHETICAL.search(s) or skip_reason(s) for s in said):
+    asked = [s for s in said if _is_question(s) and not _LEARNER_IT_IS.match(s)]
+    if not said or asked or any(_HYPOTHETICAL.search(s) or skip_reason(s) for s in said):
         return ()
     found = bare_correction(" ".join(said), display)
     if found is None:

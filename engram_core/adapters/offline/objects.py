@@ -12,6 +12,7 @@ _CUT_SINGLE = re.compile(r"\s*,.*$|\s+(?:and|&)\s+.*$", re.I)
 _CUT_BY_PREDICATE = {
     "job_title": re.compile(r"\s+(?:at|for|in|with|from|based|since)\s+.*$", re.I),
     "works_at": re.compile(r"\s+(?:as|in|since)\s+.*$", re.I),
+    "lives_in": re.compile(r"\s+for\s+(?!now\b).*$", re.I),  # "Lisbon for her master's", "Oslo for work"
 }
 _TIME_TAIL = re.compile(
     r"(?:^|\s+)(?:(?:last|this|past)\s+(?:week|month|year|weekend|night|spring|summer|fall|autumn|winter|time)|"
@@ -28,6 +29,8 @@ _SOFT_TAIL = re.compile(
     r"at the moment|at present|again|too|as well|actually|though|already|officially|finally|by the way|btw|"
     r"haha|lol|originally|I think|I guess|I believe|ok|okay|then|instead|completely|altogether|entirely|also|"
     r"for good|totally|for me|tbh|to be honest|now on|from now on|alone|on my own|by myself)$", re.I)
+# A preposition left over once its tail is cut ("Chicago for" of "Chicago for now") ends no value.
+_DANGLING = re.compile(r"(?<=\w)\s+(?:for|to|at|with|of|on|from|by|in)$", re.I)
 _TAIL_PUNCT = re.compile(r"[^\w%+#]+$")
 _LEAD_FILLER = re.compile(
     r"^(?:just|now|currently|actually|also|really|still|very much|so much|a lot|only|mostly|both)\s+", re.I)
@@ -57,7 +60,7 @@ def _trim_tails(text: str, keep_time: bool) -> str:
         trimmed = _TAIL_PUNCT.sub("", text)
         trimmed = _SOFT_TAIL.sub("", trimmed)
         trimmed = trimmed if keep_time else _TIME_TAIL.sub("", trimmed)
-        trimmed = _LEAD_FILLER.sub("", trimmed).strip()
+        trimmed = _DANGLING.sub("", _LEAD_FILLER.sub("", trimmed)).strip()
         if trimmed == text:
             return text
         text = trimmed

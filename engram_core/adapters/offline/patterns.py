@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from engram_core.adapters.offline.checks import (
     NOT_EMPLOYERS, NOT_PLAYED, NOT_WORKED_ON, SKILL_WORDS, Check, capitalised, could_be_a_name, dated,
-    first_word_not_in, is_occupation, one_of, plausible_age,
+    first_word_not_in, is_occupation, one_of, plausible_age, workplace,
 )
 from engram_core.adapters.offline.lexicon import LANGUAGES, NATIONALITIES, NOT_NAMES, OCCUPATIONS, topic_of
 from engram_core.core.model import Cardinality, MemoryKind
@@ -182,7 +182,7 @@ _HOME_AND_WORK = (
     Rule("lives_in", _rx(WE + r"(?:moved|relocated)\s+(?:out\s+of|away\s+from)\s+" + OBJ), negated=True,
          revision=True, check=capitalised),
     Rule("lives_in", _rx(WE + r"(?:moved|relocated)\s+(?:from\s+[^,]+?\s+)?(?:back\s+)?(?:here\s+)?to\s+" + OBJ),
-         revision=True, check=capitalised),
+         revision=True, check=lambda o: capitalised(o) and not workplace(o)),
     # Plain past ("I lived in Paris") is history, not where the user lives now.
     Rule("lives_in", _rx(r"(?:" + WE_HAVE + r"(?:been\s+living|been\s+residing|lived|resided)|(?:\b(?:I|we)|\band)\s+"
                          + ADV + r"(?:live|reside))\s+in\s+" + OBJ)),

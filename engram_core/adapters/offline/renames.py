@@ -85,9 +85,26 @@ def _allergy(sentence: str, subject: str, display: str) -> list[FactDraft]:
                       importance=0.97, cardinality=Cardinality.MANY, critical=True)]
 
 
+# "took my husband's name, so I'm Ana Novak now", "back to my maiden name, so it's Ms. Okafor now": a new
+# surname, which replaces the one held (settled against the ledger as a bare correction of the "surname").
+_NEW_SURNAME_CUE = re.compile(r"\b(?:took|take|taking|taken)\s+(?:my|his|her|their)\s+(?:husband|wife|partner|spouse)"
+                              r"'s\s+(?:last\s+|family\s+|sur)?name\b|\bback\s+to\s+my\s+maiden\s+name\b", re.I)
+_NOW_CALLED = re.compile(r"\b(?:I'm|I\s+am|it's|its|it\s+is)\s+(?:(?-i:Mrs|Ms|Miss|Mr|Mx|Dr)\.?\s+)?"
+                         r"(?:(?-i:[A-Z][\w'-]+)\s+)?(?P<surname>(?-i:[A-Z][\w'-]+))\s+now\b")
+
+
+def _new_surname(sentence: str, subject: str, display: str) -> list[FactDraft]:
+    m = _NOW_CALLED.search(sentence) if _NEW_SURNAME_CUE.search(sentence) else None
+    if m is None:
+        return []
+    surname = m.group("surname")
+    return [FactDraft(subject=subject, predicate="corrects", object=surname, importance=0.75, revision=True,
+                      statement=f"{display}'s surname is {surname} now.", slot="surname")]
+
+
 def rename_facts(sentence: str, subject: str, display: str, lowercase: bool) -> list[FactDraft]:
     """The renames (and an allergy named in another clause) a sentence states, each once."""
-    found = _allergy(sentence, subject, display)
+    found = _allergy(sentence, subject, display) + _new_surname(sentence, subject, display)
     for pattern, predicate in _LOWERCASE if lowercase else _CAPITALISED:
         m = pattern.search(sentence)
         if m and m.group("new").strip(" .,'").lower() not in ("it", "now", "a", "the"):

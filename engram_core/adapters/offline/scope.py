@@ -116,9 +116,9 @@ _BARE_REL_SUBJECT = re.compile(
 _PERSON_VERBS = (r"(?:moved|relocated|lives|works|worked|joined|started|quit|left|graduated|studies|switched|"
                  r"retired|became|got|bought|sold|plays|goes|went|finally|just|recently|now|hung|took|told|said|"
                  r"says|keeps|announced|mentioned|texted|drives|teaches|runs|has\s+(?:moved|started|joined|left))")
-_NAME_SUBJECT = re.compile(r"^" + _LEAD_FILLERS + r"(?-i:(?P<name>[A-Z][a-z]+))\s+(?P<rest>" + _PERSON_VERBS
+_NAME_SUBJECT = re.compile(r"^" + _LEAD_FILLERS + r"(?-i:(?P<name>[A-ZÀ-Þ][a-zß-ÿ]+))\s+(?P<rest>" + _PERSON_VERBS
                            + r"\b.*)$", re.I)
-_PRONOUN = re.compile(r"^" + _LEAD_FILLERS + r"(?P<pro>he|she|they)(?P<verb>'s|'ve|'d|'ll)?\s*(?P<rest>.*)$", re.I)
+_PRONOUN = re.compile(r"^" + _LEAD_FILLERS + r"(?P<pro>he|she|they)\b(?P<verb>'s|'ve|'d|'ll)?\s*(?P<rest>.*)$", re.I)
 _POSSESSIVE_PRONOUN = re.compile(r"^" + _LEAD_FILLERS + r"(?:his|her|their)\s+(?P<rest>\w+.*)$", re.I)
 _NOT_PEOPLE_NAMES = frozenset(
     "i the my our this that it its maybe marketing leadership everyone someone nobody today yesterday tomorrow "
@@ -266,11 +266,11 @@ _ELIDED = re.compile(
     r"(?P<verb>moved|relocated|started|joined|left|quit|went|got|became|switched|stopped|gave\s+up|picked\s+up|"
     r"grew|lost|ditched|dropped|kicked|prefer|"
     r"learned|learnt|bought|cut|landed|finished|retired|love|like|live|work|hate|enjoy|speak|play|"
-    r"living|working|based|settled|done\s+with|married|obsessed|(?:a\s+)?(?:big|huge|massive)"
+    r"living|renting|working|based|settled|done\s+with|married|obsessed|(?:a\s+)?(?:big|huge|massive)"
     r"\s+fan|fan|into|not\s+into|over|off|back\s+on|back\s+to|no\s+longer|vegan|vegetarian|pescatarian|"
-    r"keto|paleo|employed|in\s+(?-i:[A-Z]))\b", re.I)
-_ELIDED_BE = frozenset("living working based settled done married obsessed big huge massive a fan into "
-                       "not over off back no vegan vegetarian pescatarian keto paleo employed in".split())
+    r"keto|paleo|employed|(?:in|(?<=still\s)at)\s+(?=(?-i:[A-Z])))\b", re.I)
+_ELIDED_BE = frozenset("living renting working based settled done married obsessed big huge massive a fan into "
+                       "not over off back no vegan vegetarian pescatarian keto paleo employed in at".split())
 
 
 # "Love the colours!", "Enjoy your day!", "Love and acceptance ...": praise of what is shown, a wish for

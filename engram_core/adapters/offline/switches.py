@@ -47,12 +47,16 @@ def switch(clause: str, subject: str, display: str) -> tuple[FactDraft, str] | N
     return None
 
 
+# "its amoxicillin I'm allergic to, not penicillin": what follows the value is the speaker, not the value.
+_SPEAKER_AFTER = re.compile(r"\s+(?:I'm|I\s+am|I|we're|we)\b.*$", re.I)
+
+
 def correction_of(clause: str, subject: str, display: str) -> FactDraft | None:
     """"I mean Tuesday, not Monday": which belief it corrects is settled against the ledger."""
     m = _CORRECTION.match(clause.strip()) or _CORRECTION.match(re.sub(r"^[^:]{0,60}:\s*", "", clause.strip()))
     said_so = m is not None and bool(m.group("cue") or m.group("comma") or m.group("lead"))
     if m is None or not said_so or m.group("new").lower().startswith(("i'm", "i ")):
         return None  # "I'm not sure" corrects nothing: "X, not Y" or "I mean X not Y" does
-    new, old = m.group("new").strip(" ,."), m.group("old").strip(" ,.")
+    new, old = _SPEAKER_AFTER.sub("", m.group("new")).strip(" ,."), m.group("old").strip(" ,.")
     return FactDraft(subject=subject, predicate=CORRECTION, object=new, statement=f"{display} means {new}, "
                      f"not {old}.", importance=0.7, revision=True, replaces=old)

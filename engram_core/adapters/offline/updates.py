@@ -35,7 +35,8 @@ def _rx(pattern: str) -> re.Pattern[str]:
 
 
 _ORG_WORDS = re.compile(r"\b(?:school|academy|primary|elementary|high|college|university|hospital|infirmary|clinic|"
-                        r"inc|ltd|llc|corp|company|group|labs?|studio|agency|bank|office|team|department)\b", re.I)
+                        r"inc|ltd|llc|corp|company|group|labs?|studio|agency|bank|office|team|department|pharmacy|"
+                        r"chemist|hotel|restaurant|cafe|café|bakery|supermarket)\b", re.I)
 
 
 def _organisation(obj: str) -> bool:
@@ -46,7 +47,31 @@ def _school(obj: str) -> bool:
     return capitalised(obj) and re.search(r"\b" + _SCHOOLISH + r"\b", obj, re.I) is not None
 
 
+# "I'm in Braga." is where one is, not always where one lives (a trip, a meeting, "in IT"): only a place said
+# alone at the end of its clause, and only tentatively (it never replaces a home held).
+_NOT_PLACES = frozenset("bed love pain trouble shock tears charge control luck time line hurry debt denial recovery "
+                        "therapy labour labor office work class meeting meetings court jail prison hospital school "
+                        "college uni town bits pieces heaven hell it hr pr qa sales marketing finance engineering "
+                        "accounts accounting tech retail management admin ops support year grade form".split())
+_ONLY_PLACE = (r"(?!(?:a|an|the|my|our|his|her|their|this|that|some|no|there|here)\b)"
+               r"(?P<obj>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*)?)(?=\s*(?:[,.!]|$))")
+
+
+def _a_place(obj: str) -> bool:
+    return capitalised(obj) and obj.split()[0].lower() not in _NOT_PLACES and obj.lower() not in _NOT_PLACES
+
+
 _HOME = (
+    # "Renting in Dallas right now", "I've been renting a little flat in Turin since May".
+    Rule("lives_in", _rx(r"\b(?:I|we)(?:'m|\s+am|m|'re|\s+are|'ve\s+been|\s+have\s+been)\s+" + ADV + r"renting\s+"
+                         r"(?:(?:a|an|the|our|my)\s+(?:[\w-]+\s+){0,3}?(?:flat|house|apartment|place|room|studio|"
+                         r"cottage|bedsit)\s+)?in\s+" + OBJ), revision=True, check=capitalised),
+    # "gran moved in with us": someone else's home is now the user's.
+    Rule("lives_in", _rx(I_ + r"(?:have\s+|'ve\s+)?moved\s+in\s+(?P<obj>with\s+(?:us|me))\b"), revision=True,
+         template="{d} lives with the user."),
+    Rule("lives_in", _rx(r"^(?:(?:lol|haha|so|well|ok|okay|also|and|btw)\s+)*" + IM
+                         + r"(?:(?:up|down|over|out|back)\s+)?in\s+" + _ONLY_PLACE),
+         tentative=True, check=_a_place),
     Rule("lives_in", _rx(r"\b(?:I|we)\s+" + ADV
                          + r"call\s+(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+home\b"), revision=True),
     Rule("lives_in", _rx(r"(?:^|\bmy\s+)(?:new\s+)?home(?:\s+city|\s+town)?\s+is\s+(?:now\s+)?(?:in\s+)?" + OBJ),
@@ -77,6 +102,12 @@ _HOME = (
 )
 
 _WORK = (
+    # "Went freelance in January": working for oneself is the employer now.
+    Rule("works_at", _rx(I_ + r"(?:have\s+|'ve\s+)?(?:went|gone|turned|became|am\s+now|'m\s+now)\s+"
+                         r"(?P<obj>freelance|self-employed|self\s+employed)\b"), revision=True, template="{d} is {o}."),
+    # "Still at Accenture, still tired.": where one still is, said alone, is where one works (tentatively).
+    Rule("works_at", _rx(IM + r"still\s+(?:at|with)\s+" + _ORG + r"(?=\s*(?:[,.;!]|$))"), tentative=True,
+         check=lambda o: not _school(o)),
     Rule("works_at", _rx(IM + r"(?:now\s+)?(?:at|with)\s+" + _ORG + r"(?=\s+(?:now|these days)\b)"),
          revision=True, tentative=True, check=lambda o: not _school(o)),
     Rule("works_at", _rx(I_ + r"(?:started|began)\s+(?:(?:a\s+new\s+job|work(?:ing)?)\s+)?(?:at|with)\s+" + OBJ),
@@ -99,6 +130,9 @@ _WORK = (
     Rule("works_at", _rx(IM + r"(?:no\s+longer|not)\s+(?:at|with)\s+" + _ORG), negated=True, revision=True,
          tentative=True),
     Rule("works_at", _rx(I_ + r"(?:teach|work)\s+at\s+" + OBJ), check=capitalised),
+    # "I work in company Unilever like accountant": the kind of place, then its name.
+    Rule("works_at", _rx(I_ + r"work\s+(?:in|at|for|by)\s+(?:the\s+|a\s+)?(?:company|firm|bank|hotel|agency|factory|"
+                         r"restaurant|shop|store|hospital|clinic|school)\s+" + _ORG), check=lambda o: not _school(o)),
     Rule("works_at", _rx(WE + r"(?:moved|switched|transferred)\s+(?:over\s+)?to\s+" + OBJ), revision=True,
          check=lambda o: capitalised(o) and _organisation(o)),
     # Work that ends: "I retired at last" is a new status; "I graduated" ends being a student (only that).
@@ -125,7 +159,16 @@ _NAMES_OF_THINGS = (
                              + name(digits=True)), first_person=False),
 )
 
+# "he got a tesla model 3": a car bought is one driven, known by its make (whatever its case).
+_CAR_MAKES = (r"(?:tesla|toyota|honda|ford|bmw|audi|vw|volkswagen|kia|hyundai|nissan|mazda|subaru|volvo|mercedes|"
+              r"skoda|renault|peugeot|citroen|fiat|jeep|porsche|lexus|mini\s+cooper|chevy|chevrolet|polestar|"
+              r"rivian|dacia|suzuki|mitsubishi|land\s+rover|range\s+rover|jaguar|prius)")
+_CAR_END = r"(?=\s*(?:$|[,.;!]|\s+(?:and|but|because|so|last|this|yesterday|today|now|on|in|for|lol|haha)\b))"
+
 _PEOPLE_AND_DIETS = (
+    Rule("drives", _rx(I_ + r"(?:have\s+|'ve\s+)?(?:got|bought|leased|picked\s+up)\s+(?:a|an|the|my|our)\s+"
+                       r"(?:(?:new|used|second-hand|secondhand|brand\s+new|electric)\s+)*(?P<obj>" + _CAR_MAKES
+                       + r"\b(?:\s+[\w-]+){0,2}?)" + _CAR_END), revision=True),
     Rule("drives", _rx(I_ + r"(?:drive|ride)\s+(?:an?|my)\s+" + OBJ)),
     Rule("drives", _rx(r"\bmy\s+car\s+is\s+(?:an?\s+)?" + OBJ)),
     Rule("address", _rx(I_ + r"live\s+(?:on|at)\s+(?P<obj>[^,;!?]*?\b(?:street|st|road|rd|avenue|ave|lane|drive|way|"

@@ -1,0 +1,55 @@
+"""A new value said after a stop, in the stop's own words (pure): "my son doesn't play minecraft anymore,
+its all fortnite now", "I don't drink coke any more. Now only water." The value takes the place of
+the one stopped, for the same person and predicate; a message that stops two things gives none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+
+from engram_core.adapters.offline.objects import usable_object
+from engram_core.core.model import FactDraft
+
+_VALUE = r"(?P<obj>[\w'-]+(?:\s+[\w'-]+){0,2}?)"
+_STOP = r"\s*(?=$|[,.;!])"
+_FOLLOW_ONS = (
+    re.compile(r"(?:^|[,;.!]\s*)(?:(?:and|so|but)\s+)?(?:now\s+)?(?:it's|its|it\s+is)\s+(?:all\s+|just\s+|only\s+)?"
+               + _VALUE + r"\s+now" + _STOP, re.I),
+    re.compile(r"(?:^|[,;.!]\s*)(?:(?:and|so|but)\s+)?(?:now\s+)?(?:it's|its|it\s+is)\s+(?:all|just|only)\s+"
+               + _VALUE + _STOP, re.I),
+    re.compile(r"(?:^|[,;.!]\s*)(?:(?:and|so|but)\s+)?now\s+(?:it's\s+|its\s+)?(?:only|just)\s+" + _VALUE + _STOP,
+               re.I),
+)
+# What a follow-on may stand in for: tastes and pastimes, never a home, an employer or a name.
+# How it is, not what it is: "it's just boring now", "it's all gone now".
+_NOT_VALUES = frozenset("good fine ok okay boring gone over done different weird hard easy better worse great bad "
+                        "same too so very a an the about me you us them him her that this there here".split())
+_NOT_FOLLOWED = ("works_at", "lives_in", "job_title", "name", "family_", "pet_", "diet", "allergy")
+
+
+def _stopped(drafts: Iterable[FactDraft]) -> FactDraft | None:
+    """The one thing the message says has stopped, when it says exactly one."""
+    stops = [d for d in drafts if d.negated and d.revision and not d.tentative
+             and not d.predicate.startswith(_NOT_FOLLOWED)]
+    return stops[0] if len(stops) == 1 else None
+
+
+def follow_on(text: str, drafts: Iterable[FactDraft]) -> FactDraft | None:
+    """The new value said after the one stopped, as a fact of the same person and predicate; else None."""
+    stop = _stopped(drafts)
+    if stop is None:
+        return None
+    where = text.lower().find(stop.object.lower())
+    if where < 0:
+        return None
+    for pattern in _FOLLOW_ONS:
+        m = pattern.search(text, where + len(stop.object))
+        if m is None:
+            continue
+        obj = m.group("obj").strip()
+        if usable_object(obj) and obj.lower().split()[0] not in _NOT_VALUES and obj.lower() != stop.object.lower():
+            statement = stop.statement.replace(" no longer ", " ", 1).replace(stop.object, obj, 1)
+            return replace(stop, object=obj, statement=statement, negated=False, tentative=False)
+    return None
