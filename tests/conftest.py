@@ -3,7 +3,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -62,6 +62,18 @@ def make_engine(clock: FixedClock, llm=None, path: str = ":memory:", config: Eng
     return Engine(store, embedder=embedder or HashingEmbedder(), llm=llm or OfflineLLM(),
                   tokens=ConservativeTokenCounter(), clock=clock, config=config, new_id=new_id or counter_ids())
 
+
+
+def beliefs_after(engine: Engine, clock: FixedClock, *messages: str) -> dict[tuple[str, str], list[tuple[str, bool]]]:
+    """Each message observed two hours after the last; then every (subject, predicate) and its values in
+    the order stored, each with whether it is current."""
+    for text in messages:
+        clock.advance(timedelta(hours=2))
+        engine.observe(text)
+    held: dict[tuple[str, str], list[tuple[str, bool]]] = {}
+    for belief in engine.store.all_beliefs():
+        held.setdefault((belief.subject, belief.predicate), []).append((belief.object, belief.is_current()))
+    return held
 
 @pytest.fixture
 def engine(clock: FixedClock) -> Engine:

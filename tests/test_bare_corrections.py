@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
 
 import pytest
-from conftest import make_engine
+from conftest import beliefs_after, make_engine
 
 from engram_core.adapters.offline.heuristics import extract_facts
 from engram_core.core.people import CORRECTION
@@ -92,16 +91,6 @@ def test_no_bare_correction_without_an_opening_and_a_value_right_after_it(text):
     assert all(d.predicate != CORRECTION or d.replaces for d in extract_facts(text))
 
 
-def _said(engine, clock, *messages: str) -> dict[tuple[str, str], list[tuple[str, bool]]]:
-    for text in messages:
-        clock.advance(timedelta(hours=2))
-        engine.observe(text)
-    held: dict[tuple[str, str], list[tuple[str, bool]]] = {}
-    for belief in engine.store.all_beliefs():
-        held.setdefault((belief.subject, belief.predicate), []).append((belief.object, belief.is_current()))
-    return held
-
-
 @pytest.mark.parametrize(("messages", "slot", "expected"), [
     (["my birthday is july 17", "nvm its july 27 lol"], ("user", "birthday"), [("july 17", False), ("july 27", True)]),
     (["my zip is 94107", "oops 94110 not 94107"], ("user", "zip"), [("94107", False), ("94110", True)]),
@@ -115,7 +104,7 @@ def _said(engine, clock, *messages: str) -> dict[tuple[str, str], list[tuple[str
 def test_the_new_value_supersedes_the_held_one_of_its_shape(clock, messages, slot, expected):
     engine = make_engine(clock)
     try:
-        assert _said(engine, clock, *messages)[slot] == expected
+        assert beliefs_after(engine, clock, *messages)[slot] == expected
     finally:
         engine.close()
 
@@ -123,7 +112,7 @@ def test_the_new_value_supersedes_the_held_one_of_its_shape(clock, messages, slo
 def test_a_slot_the_sentence_does_not_name_is_left_alone(clock):
     engine = make_engine(clock)
     try:
-        held = _said(engine, clock, "Our street is Station Road.", "My cat is called Biscuit.",
+        held = beliefs_after(engine, clock, "Our street is Station Road.", "My cat is called Biscuit.",
                      "We renamed the cat Pudding, Biscuit never suited her.")
         assert held[("user", "street")] == [("Station Road", True)]
     finally:
@@ -133,7 +122,7 @@ def test_a_slot_the_sentence_does_not_name_is_left_alone(clock):
 def test_a_bare_correction_with_nothing_of_its_shape_makes_no_belief(clock):
     engine = make_engine(clock)
     try:
-        held = _said(engine, clock, "I live in Lisbon.", "nvm its july 27 lol")
+        held = beliefs_after(engine, clock, "I live in Lisbon.", "nvm its july 27 lol")
         assert held == {("user", "lives_in"): [("Lisbon", True)]}
     finally:
         engine.close()
@@ -158,7 +147,7 @@ def test_remember_keeps_the_text_when_its_facts_change_nothing_held(clock, text)
      [("user", "eats", "grains"), ("user", "eats", "beans")]),  # "feel way better" is no food
     ("Honestly I can't stand The Office these days, it's aged badly.", [("user", "dislikes", "The Office")]),
 ])
-def test_list_items_and_left_out_subjects_are_read_as_said(text, expected):
+def test_list_items_and_left_out_subjects_are_read_asbeliefs_after(text, expected):
     assert [(d.subject, d.predicate, d.object) for d in extract_facts(text) if not d.negated] == expected
 
 
@@ -196,7 +185,7 @@ def test_a_switch_told_in_two_steps_names_the_old_value_and_the_new(text, switch
 def test_a_switch_told_in_two_steps_replaces_the_employer(clock):
     engine = make_engine(clock)
     try:
-        held = _said(engine, clock, "My employer is Deloitte.", "Left Deloitte. KPMG since last week.")
+        held = beliefs_after(engine, clock, "My employer is Deloitte.", "Left Deloitte. KPMG since last week.")
         assert held[("user", "works_at")] == [("Deloitte", False), ("KPMG", True)]
     finally:
         engine.close()
@@ -218,7 +207,7 @@ def test_ends_and_moves_in_other_words(text, expected):
 def test_a_graduation_ends_only_the_student_status(clock):
     engine = make_engine(clock)
     try:
-        held = _said(engine, clock, "My cousin Ravi is a student.", "Ravi graduated and works at Infosys now.")
+        held = beliefs_after(engine, clock, "My cousin Ravi is a student.", "Ravi graduated and works at Infosys now.")
         assert held[("cousin", "job_title")] == [("student", False)]
         assert held[("cousin", "works_at")] == [("Infosys", True)]
     finally:
@@ -247,7 +236,7 @@ def test_a_preference_given_up_and_the_one_taken_up(text, expected):
 def test_a_rename_by_we_or_in_one_word_finds_its_slot(clock, messages, slot, expected):
     engine = make_engine(clock)
     try:
-        assert _said(engine, clock, *messages)[slot] == expected
+        assert beliefs_after(engine, clock, *messages)[slot] == expected
     finally:
         engine.close()
 
@@ -255,7 +244,7 @@ def test_a_rename_by_we_or_in_one_word_finds_its_slot(clock, messages, slot, exp
 def test_we_with_no_name_renames_nothing(clock):
     engine = make_engine(clock)
     try:
-        held = _said(engine, clock, "Our band's called The Static.", "We're tired now.")
+        held = beliefs_after(engine, clock, "Our band's called The Static.", "We're tired now.")
         assert held[("user", "band_name")] == [("The Static", True)]
     finally:
         engine.close()
@@ -283,7 +272,7 @@ def test_engagements_and_allergies_said_plainly(text, expected):
 def test_turns_out_corrects_the_time_of_the_engagement(clock):
     engine = make_engine(clock)
     try:
-        held = _said(engine, clock, "Dentist on Friday at 9:30.",
+        held = beliefs_after(engine, clock, "Dentist on Friday at 9:30.",
                      "Turns out the dentist is at 10:30, I misread the card.")
         assert held[("user", "scheduled")] == [("Dentist on Friday at 9:30", False),
                                                ("Dentist on Friday at 10:30", True)]
@@ -295,7 +284,7 @@ def test_turns_out_corrects_the_time_of_the_engagement(clock):
 def test_someone_elses_name_for_a_thing_renames_nothing_of_the_users(clock, other):
     engine = make_engine(clock)
     try:
-        held = _said(engine, clock, "My project is called MERIDIAN.", other)
+        held = beliefs_after(engine, clock, "My project is called MERIDIAN.", other)
         assert held[("user", "project_name")] == [("MERIDIAN", True)]
     finally:
         engine.close()
@@ -304,7 +293,8 @@ def test_someone_elses_name_for_a_thing_renames_nothing_of_the_users(clock, othe
 def test_a_value_that_opens_a_new_thought_corrects_nothing(clock):
     engine = make_engine(clock)
     try:
-        held = _said(engine, clock, "My flight to Athens is on Tuesday.", "No, Thursday works better for the meeting.")
+        held = beliefs_after(engine, clock,
+                             "My flight to Athens is on Tuesday.", "No, Thursday works better for the meeting.")
         assert held[("user", "scheduled")] == [("flight to Athens is on Tuesday", True)]
     finally:
         engine.close()
