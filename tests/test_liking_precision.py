@@ -37,6 +37,7 @@ def liked(text: str) -> set[str]:
     "I like the blue one.",
     "I like to think I'm a patient person.",  # a hedge
     "Honestly I like neither of them.",
+    "I like them both.",
     "I'm not sure I like sushi.",  # a doubt
     "Not sure if I like jazz, tbh.",
     "I don't know whether I enjoy running.",

@@ -46,7 +46,8 @@ _HEDGE = re.compile(r"^to\s+(?:think|believe|say|imagine)\b", re.I)  # "I like t
 _LISTENER = re.compile(r"\b(?:you|your|yours|you're|you've|you'd|you'll|ya)\b", re.I)
 _JUNK_OBJECTS = frozenset("it that this these those them him her you anything nothing everything something one "
                           "there here so too much lots tons to myself yourself ourselves himself herself themselves"
-                          .split()) | {"a ton", "a lot", "it too", "so much", "with them", "with him", "with her"}
+                          .split()) | {"a ton", "a lot", "it too", "so much", "with them", "with him", "with her",
+                                       "both", "them both", "both of them", "all of them"}
 # A list item that starts with a verb is the next thought ("I love chocolate, eat it every day"), not a value.
 _JUNK_FIRST = frozenset("it it's its it'd it'll that's that this you what when why who where if whether because "
                         "and or but as is for love like enjoy neither none "
