@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 import pytest
-from conftest import beliefs_after, make_engine
+from conftest import beliefs_after
 
 from engram_core.adapters.offline.heuristics import extract_facts
 from engram_core.core.people import CORRECTION
@@ -101,43 +101,27 @@ def test_no_bare_correction_without_an_opening_and_a_value_right_after_it(text):
     (["My flight to Athens is on Tuesday.", "Wait, I mean Thursday, not Tuesday."], ("user", "scheduled"),
      [("flight to Athens is on Tuesday", False), ("flight to Athens is on Thursday", True)]),
 ])
-def test_the_new_value_supersedes_the_held_one_of_its_shape(clock, messages, slot, expected):
-    engine = make_engine(clock)
-    try:
-        assert beliefs_after(engine, clock, *messages)[slot] == expected
-    finally:
-        engine.close()
+def test_the_new_value_supersedes_the_held_one_of_its_shape(engine, clock, messages, slot, expected):
+    assert beliefs_after(engine, clock, *messages)[slot] == expected
 
 
-def test_a_slot_the_sentence_does_not_name_is_left_alone(clock):
-    engine = make_engine(clock)
-    try:
-        held = beliefs_after(engine, clock, "Our street is Station Road.", "My cat is called Biscuit.",
-                     "We renamed the cat Pudding, Biscuit never suited her.")
-        assert held[("user", "street")] == [("Station Road", True)]
-    finally:
-        engine.close()
+def test_a_slot_the_sentence_does_not_name_is_left_alone(engine, clock):
+    held = beliefs_after(engine, clock, "Our street is Station Road.", "My cat is called Biscuit.",
+                 "We renamed the cat Pudding, Biscuit never suited her.")
+    assert held[("user", "street")] == [("Station Road", True)]
 
 
-def test_a_bare_correction_with_nothing_of_its_shape_makes_no_belief(clock):
-    engine = make_engine(clock)
-    try:
-        held = beliefs_after(engine, clock, "I live in Lisbon.", "nvm its july 27 lol")
-        assert held == {("user", "lives_in"): [("Lisbon", True)]}
-    finally:
-        engine.close()
+def test_a_bare_correction_with_nothing_of_its_shape_makes_no_belief(engine, clock):
+    held = beliefs_after(engine, clock, "I live in Lisbon.", "nvm its july 27 lol")
+    assert held == {("user", "lives_in"): [("Lisbon", True)]}
 
 
 @pytest.mark.parametrize("text", ["nvm its july 27", "I gave up chess."])
-def test_remember_keeps_the_text_when_its_facts_change_nothing_held(clock, text):
+def test_remember_keeps_the_text_when_its_facts_change_nothing_held(engine, text):
     """An explicit remember stores its facts in place of its text; a fact that the ledger will not
     hold (a correction or a give-up of nothing held) must not take the text with it."""
-    engine = make_engine(clock)
-    try:
-        engine.remember(text, importance=0.6)
-        assert [m.text for m in engine.store.memories()] == [text]
-    finally:
-        engine.close()
+    engine.remember(text, importance=0.6)
+    assert [m.text for m in engine.store.memories()] == [text]
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -182,13 +166,9 @@ def test_a_switch_told_in_two_steps_names_the_old_value_and_the_new(text, switch
     assert found == ([switch] if switch else [])
 
 
-def test_a_switch_told_in_two_steps_replaces_the_employer(clock):
-    engine = make_engine(clock)
-    try:
-        held = beliefs_after(engine, clock, "My employer is Deloitte.", "Left Deloitte. KPMG since last week.")
-        assert held[("user", "works_at")] == [("Deloitte", False), ("KPMG", True)]
-    finally:
-        engine.close()
+def test_a_switch_told_in_two_steps_replaces_the_employer(engine, clock):
+    held = beliefs_after(engine, clock, "My employer is Deloitte.", "Left Deloitte. KPMG since last week.")
+    assert held[("user", "works_at")] == [("Deloitte", False), ("KPMG", True)]
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -204,14 +184,10 @@ def test_ends_and_moves_in_other_words(text, expected):
     assert [(d.subject, d.predicate, d.object, d.negated) for d in extract_facts(text)] == expected
 
 
-def test_a_graduation_ends_only_the_student_status(clock):
-    engine = make_engine(clock)
-    try:
-        held = beliefs_after(engine, clock, "My cousin Ravi is a student.", "Ravi graduated and works at Infosys now.")
-        assert held[("cousin", "job_title")] == [("student", False)]
-        assert held[("cousin", "works_at")] == [("Infosys", True)]
-    finally:
-        engine.close()
+def test_a_graduation_ends_only_the_student_status(engine, clock):
+    held = beliefs_after(engine, clock, "My cousin Ravi is a student.", "Ravi graduated and works at Infosys now.")
+    assert held[("cousin", "job_title")] == [("student", False)]
+    assert held[("cousin", "works_at")] == [("Infosys", True)]
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -233,21 +209,13 @@ def test_a_preference_given_up_and_the_one_taken_up(text, expected):
     (["my gamer tag is shadowfox99", "changed my gamertag to nightowl_77, shadowfox was so 2015"],
      ("user", "gamer_tag"), [("shadowfox99", False), ("nightowl_77", True)]),
 ])
-def test_a_rename_by_we_or_in_one_word_finds_its_slot(clock, messages, slot, expected):
-    engine = make_engine(clock)
-    try:
-        assert beliefs_after(engine, clock, *messages)[slot] == expected
-    finally:
-        engine.close()
+def test_a_rename_by_we_or_in_one_word_finds_its_slot(engine, clock, messages, slot, expected):
+    assert beliefs_after(engine, clock, *messages)[slot] == expected
 
 
-def test_we_with_no_name_renames_nothing(clock):
-    engine = make_engine(clock)
-    try:
-        held = beliefs_after(engine, clock, "Our band's called The Static.", "We're tired now.")
-        assert held[("user", "band_name")] == [("The Static", True)]
-    finally:
-        engine.close()
+def test_we_with_no_name_renames_nothing(engine, clock):
+    held = beliefs_after(engine, clock, "Our band's called The Static.", "We're tired now.")
+    assert held[("user", "band_name")] == [("The Static", True)]
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -269,32 +237,20 @@ def test_engagements_and_allergies_said_plainly(text, expected):
     assert [(d.predicate, d.object) for d in extract_facts(text)] == expected
 
 
-def test_turns_out_corrects_the_time_of_the_engagement(clock):
-    engine = make_engine(clock)
-    try:
-        held = beliefs_after(engine, clock, "Dentist on Friday at 9:30.",
-                     "Turns out the dentist is at 10:30, I misread the card.")
-        assert held[("user", "scheduled")] == [("Dentist on Friday at 9:30", False),
-                                               ("Dentist on Friday at 10:30", True)]
-    finally:
-        engine.close()
+def test_turns_out_corrects_the_time_of_the_engagement(engine, clock):
+    held = beliefs_after(engine, clock, "Dentist on Friday at 9:30.",
+                 "Turns out the dentist is at 10:30, I misread the card.")
+    assert held[("user", "scheduled")] == [("Dentist on Friday at 9:30", False),
+                                           ("Dentist on Friday at 10:30", True)]
 
 
 @pytest.mark.parametrize("other", ["The other team's project is called QUARTZ.", "Their project is QUARTZ now."])
-def test_someone_elses_name_for_a_thing_renames_nothing_of_the_users(clock, other):
-    engine = make_engine(clock)
-    try:
-        held = beliefs_after(engine, clock, "My project is called MERIDIAN.", other)
-        assert held[("user", "project_name")] == [("MERIDIAN", True)]
-    finally:
-        engine.close()
+def test_someone_elses_name_for_a_thing_renames_nothing_of_the_users(engine, clock, other):
+    held = beliefs_after(engine, clock, "My project is called MERIDIAN.", other)
+    assert held[("user", "project_name")] == [("MERIDIAN", True)]
 
 
-def test_a_value_that_opens_a_new_thought_corrects_nothing(clock):
-    engine = make_engine(clock)
-    try:
-        held = beliefs_after(engine, clock,
-                             "My flight to Athens is on Tuesday.", "No, Thursday works better for the meeting.")
-        assert held[("user", "scheduled")] == [("flight to Athens is on Tuesday", True)]
-    finally:
-        engine.close()
+def test_a_value_that_opens_a_new_thought_corrects_nothing(engine, clock):
+    held = beliefs_after(engine, clock,
+                         "My flight to Athens is on Tuesday.", "No, Thursday works better for the meeting.")
+    assert held[("user", "scheduled")] == [("flight to Athens is on Tuesday", True)]

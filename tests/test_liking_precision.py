@@ -7,7 +7,6 @@ Long conversations between two people (the retrieval suite's) are full of "Love 
 from __future__ import annotations
 
 import pytest
-from conftest import make_engine
 
 from engram_core.adapters.offline.heuristics import extract_facts
 from engram_core.adapters.offline.objects import list_items
@@ -79,8 +78,7 @@ def test_a_learnt_amount_is_not_a_subject():
     assert [f.object for f in extract_facts("I'm learning to code.") if f.predicate == "learning"] == ["to code"]
 
 
-def test_a_conversation_of_praise_keeps_its_episodes_and_makes_no_liking(clock):
-    engine = make_engine(clock)
+def test_a_conversation_of_praise_keeps_its_episodes_and_makes_no_liking(engine, clock):
     for text in ("Wow, that's stunning! Love the colours and the chilled-out sunset vibe.",
                  "Thanks! I love how art lets us get our emotions out.", "Enjoy your day!"):
         engine.observe(text, speaker="Mel")
@@ -109,8 +107,7 @@ def test_looks_like_is_still_news():
         == {("diet", "vegan")}
 
 
-def test_a_hypothetical_employer_never_replaces_the_real_one(clock):
-    engine = make_engine(clock)
+def test_a_hypothetical_employer_never_replaces_the_real_one(engine, clock):
     engine.observe("I work at Acme.")
     engine.observe("Let's say I work at Google, how would I negotiate a raise?")
     assert [b.object for b in engine.beliefs() if b.predicate == "works_at"] == ["Acme"]
