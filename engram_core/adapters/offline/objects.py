@@ -38,11 +38,11 @@ LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+|as well as\s+)?|\s+(?:and|or|&|
 # Where a list ends: the reason or the next thought after it ("camping trips, 'cause nature brings peace").
 _THOUGHT_AFTER = re.compile(
     r",?\s+(?:because|'?cause|cuz|coz|since|so|which|while|whereas|although|unless)\b.*$", re.I)
-# The person spoken to: "how you got the horse's grace", "your day" are about them, not the speaker's likes.
 # "the second option", "the blue one": a choice among things in front of the speaker, not a liking.
 _POINTED_AT = re.compile(r"^the\s+(?:(?:first|second|third|fourth|last|other|latter|former|next|previous)\b|"
                          r"(?:\w+\s+)?one(?![\w-]))", re.I)
 _HEDGE = re.compile(r"^to\s+(?:think|believe|say|imagine)\b", re.I)  # "I like to think I'm a good cook"
+# The person spoken to: "how you got the horse's grace", "your day" are about them, not the speaker's likes.
 _LISTENER = re.compile(r"\b(?:you|your|yours|you're|you've|you'd|you'll|ya)\b", re.I)
 _JUNK_OBJECTS = frozenset("it that this these those them him her you anything nothing everything something one "
                           "there here so too much lots tons to myself yourself ourselves himself herself themselves"
