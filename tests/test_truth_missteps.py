@@ -161,10 +161,12 @@ def test_paraphrased_updates_from_the_review_now_supersede(engine, clock, before
     assert {o for p, o in _current(engine) if p == predicate} == {new}
 
 
-def test_im_at_an_org_now_fills_an_empty_slot_but_never_replaces_a_held_employer(engine, clock):
-    _say(engine, clock, "I'm at Globex now.")
+def test_im_at_an_org_now_is_a_new_employer_but_a_venue_is_not(engine, clock):
+    _say(engine, clock, "I work at Initech.", "I'm at Globex now.")
     assert _current(engine) == {("works_at", "Globex")}
     _say(engine, clock, "I'm at Starbucks now.")  # a coffee, as likely as a new job: the held value stays
+    _say(engine, clock, "I'm at Heathrow Airport now.")
+    _say(engine, clock, "I'm at Sarah's now.")
     assert _current(engine) == {("works_at", "Globex")}
 
 

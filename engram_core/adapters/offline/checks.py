@@ -75,6 +75,9 @@ _WORKPLACE = re.compile(r"\b(?:pharmacy|chemist|hotel|restaurant|cafe|café|bake
                         r"labs|agency)\b", re.I)
 
 
+_SCHOOLS = re.compile(r"\b(?:school|academy|primary|college|university|uni|nursery|kindergarten)\b", re.I)
+
+
 def workplace(obj: str) -> bool:
-    """"lloyds pharmacy", "Acme Ltd": a place one works, not a town one lives in."""
-    return _WORKPLACE.search(obj) is not None
+    """"lloyds pharmacy", "Acme Ltd", "Oakwood Academy": a place one works or learns, not a town one lives in."""
+    return _WORKPLACE.search(obj) is not None or _SCHOOLS.search(obj) is not None

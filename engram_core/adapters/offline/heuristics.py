@@ -32,7 +32,7 @@ from engram_core.core.model import FactDraft
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": "", "”": "", '"': "", "…": "...", "–": "-", "—": "-"})
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _SUBJECT_AHEAD = (r"(?=(?:I|I'm|I've|Im|my|we|we're|our|also|he|she|he's|she's|now|left|quit|started|joined|moved|"
-                  r"switched|got|became|stopped|gave)\b)")
+                  r"switched|got|became|stopped|gave|bought|sold|adopted)\b)")
 _CLAUSE_BREAK = re.compile(
     r"\s*;\s*|:\s+(?=(?-i:[A-Z]))|\s+-+\s+"
     r"|,?\s+(?:and|but|so|because|although|though|while|whereas|plus)\s+" + _SUBJECT_AHEAD

@@ -12,10 +12,13 @@ _CUT_SINGLE = re.compile(r"\s*,.*$|\s+(?:and|&)\s+.*$", re.I)
 _CUT_BY_PREDICATE = {
     "job_title": re.compile(r"\s+(?:at|for|in|with|from|based|since)\s+.*$", re.I),
     "works_at": re.compile(r"\s+(?:as|in|since)\s+.*$", re.I),
-    "lives_in": re.compile(r"\s+for\s+(?!now\b).*$", re.I),  # "Lisbon for her master's", "Oslo for work"
+    # "Lisbon for her master's", "Oslo for work", "Bath to be near my sister": the reason is not the place.
+    "lives_in": re.compile(r"\s+(?:for\s+(?!now\b)|to\s+(?:be|get|live|stay|look|help|care|start|study|work|join|"
+                           r"take|find)\b).*$", re.I),
 }
 _TIME_TAIL = re.compile(
-    r"(?:^|\s+)(?:(?:last|this|past)\s+(?:week|month|year|weekend|night|spring|summer|fall|autumn|winter|time)|"
+    r"(?:^|\s+)(?:(?:last|this|past)\s+(?:week|month|year|weekend|night|spring|summer|fall|autumn|winter|time|term|"
+    r"semester|quarter|season)|"
     r"(?:(?:a\s+)?(?:few|couple(?:\s+of)?|\d+|one|two|three|several|some)\s+)?(?:days?|weeks?|months?|years?)"
     r"\s+ago|a while ago|yesterday|today|recently|lately|every\s+(?:single\s+)?\w+|for\s+(?:the\s+(?:last|past)\s+)?"
     r"(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+)?"

@@ -78,6 +78,7 @@ ADV = (r"(?:(?:just|recently|finally|actually|now|also|really|still|currently|mo
        r"generally|typically|normally|always|absolutely|totally|definitely|officially|truly|honestly|"
        r"basically|already|even|kind of|sort of|kinda|both|all)\s+)*")
 I_ = r"\bI\s+" + ADV
+I_VE = r"\bI(?:'ve)?\s+" + ADV  # "I've gone vegan": the "'ve" joined to the "I"
 IM = r"\bI(?:'m|\s+am|m)\s+" + ADV
 IM_OR_BEEN = r"\bI(?:'m|\s+am|m|'ve\s+been|\s+have\s+been)\s+" + ADV
 WE = r"\b(?:I|we)(?:'ve|\s+have)?\s+" + ADV
@@ -217,7 +218,8 @@ _HOME_AND_WORK = (
                           r"hired|started|joined\s+[^,]*?)\s+as\s+(?:an?\s+|the\s+)?" + ROLE)),
     Rule("job_title", _rx(r"\bmy\s+(?:job(?:\s+title)?|role|position|profession|occupation)\s+is\s+(?:an?\s+)?"
                           + ROLE)),
-    Rule("job_title", _rx(I_ + r"(?:became|got promoted to|was promoted to)\s+(?:an?\s+|the\s+)?" + ROLE),
+    Rule("job_title", _rx(I_VE + r"(?:became|got promoted to|was promoted to|been promoted to|retrained as|"
+                          r"requalified as|qualified as)\s+(?:an?\s+|the\s+)?" + ROLE),
          revision=True),
     Rule("job_title", _rx(IM + r"an?\s+" + ROLE), check=is_occupation),
     # Without the article ("I am teacher", second-language English) only a known occupation will do.
@@ -266,7 +268,7 @@ _HEALTH_AND_FOOD = (
     Rule("medical_condition", _rx(I_ + r"(?:take|use|carry|need)\s+(?P<obj>insulin|blood thinners|warfarin|"
                                   r"an? epipen|an? inhaler)\b"), template="{d} takes {o}."),
     Rule("diet", _rx(IM_OR_BEEN + r"(?:an?\s+)?(?:strict\s+)?(?P<obj>" + DIETS + r")\b")),
-    Rule("diet", _rx(I_ + r"(?:went|have gone|'ve gone|turned|became|switched to)\s+(?P<obj>" + DIETS + r")\b"),
+    Rule("diet", _rx(I_VE + r"(?:went|have gone|gone|turned|became|switched to)\s+(?P<obj>" + DIETS + r")\b"),
          revision=True),
     Rule("diet", _rx(r"\bI(?:'m|\s+am|m)?\s+(?:on|following|doing)\s+an?\s+(?P<obj>[\w -]+?)\s+diet\b"),
          template="{d} follows {ao} diet."),
@@ -280,6 +282,11 @@ _PREFERENCES = (
                                 + r"\s+(?P<topic>[\w -]+?)(?:\s+" + HEDGE + r")?\s+(?:is|are|has to be|would be)\s+"
                                 r"(?:now\s+)?" + OBJ),
          template=FAVOURITE),
+    # "Favourite band these days is Radiohead.": the "my" left out at the start of a message.
+    Rule("prefers_{topic}", _rx(r"^(?:current\s+|new\s+|all[- ]time\s+)?" + FAVOURED
+                                + r"\s+(?P<topic>[\w-]+(?:\s+[\w-]+)?)(?:\s+" + HEDGE
+                                + r")?(?:\s+(?:is|are)\s+(?:now\s+)?|:\s*)" + OBJ),
+         template=FAVOURITE, first_person=False),
     Rule("prefers_{topic}", _rx(LEAD + r"(?P<obj>[\w' -]+?)\s+(?:is|are)\s+(?:now\s+)?(?:still\s+)?my\s+(?:new\s+)?"
                                 r"(?:absolute\s+)?" + FAVOURED + r"\s+(?P<topic>[\w-]+)"), template=FAVOURITE),
     Rule("prefers_drink", _rx(I_ + r"(?:drink|sip|have)\s+" + OBJ), check=lambda o: topic_of(o) == "drink"),
@@ -287,6 +294,11 @@ _PREFERENCES = (
                           r"(?:from\s+[\w -]+?\s+)?to\s+" + OBJ), revision=True,
          check=lambda o: topic_of(o) is not None),
     Rule("prefers_?", _rx(I_ + r"(?:prefer|favou?r)\s+" + OBJ)),
+    # "Lately it's all chai for me": what one has these days, said of a topic ("chai" is a drink).
+    Rule("prefers_?", _rx(r"^(?:(?:lately|these\s+days|nowadays|now|recently)\s*,?\s+)?(?:it's|its|it\s+is)\s+"
+                          r"(?:all|just|only)\s+(?P<obj>[\w' -]+?)(?=(?:\s+for\s+me)?(?:\s+" + HEDGE
+                          + r"|\s+now)?\s*[.!]*$)"), revision=True, first_person=False,
+         check=lambda o: topic_of(o) is not None),
     Rule("prefers_drink", _rx(I_ + r"(?:gave up|quit|cut out)\s+" + OBJ), negated=True, revision=True,
          check=lambda o: topic_of(o) == "drink"),
     Rule("prefers_?", _rx(IM + r"(?:more\s+of\s+)?an?\s+(?:big\s+|huge\s+)?(?P<obj>[\w-]+)\s+"
@@ -350,6 +362,8 @@ _FAMILY_AND_PETS = (
          template="{p} {rel} is named {o}."),
     Rule("{rel}", _rx(HAVE + r"(?:an?|one)\s+" + ADJ + REL + r"\s+(?:named|called)\s+" + name()),
          template="{p} {rel} is named {o}."),
+    Rule("{rel}", _rx(WE + r"(?:got|adopted|rescued|bought|brought\s+home|welcomed)\s+(?:an?|one)\s+" + ADJ + REL
+                      + r"\s+(?:named|called)\s+" + name()), template="{p} {rel} is named {o}."),
     Rule("{rel}", _rx(HAVE + r"(?P<obj>(?:an?|one)\s+" + ADJ + REL + r")\b(?!\s+(?:named|called))"),
          template="{d} has {o}."),
     Rule("{rel}_count", _rx(r"(?:" + HAVE + r"|\bwith\s+)(?P<obj>" + NUMBER + r"\s+" + ADJ

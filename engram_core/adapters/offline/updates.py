@@ -12,7 +12,7 @@ import re
 
 from engram_core.adapters.offline.checks import capitalised
 from engram_core.adapters.offline.patterns import (
-    ADV, DIETS, FACT, I_, IM, MANY, OBJ, ONE, WE, PredicateSpec, Rule, name,
+    ADV, DIETS, FACT, I_, I_VE, IM, MANY, OBJ, ONE, WE, PredicateSpec, Rule, name,
 )
 
 _ADV_DIET = r"(?:(?:fully|full|completely|totally|100%|strictly|now|officially|basically)\s+)*"
@@ -43,6 +43,24 @@ def _organisation(obj: str) -> bool:
     return _ORG_WORDS.search(obj) is not None
 
 
+# Where one may be for an hour as well as work: a chain one visits, or a place named by its kind.
+_VENUES = frozenset("starbucks costa pret nero mcdonald's mcdonalds subway kfc greggs tesco sainsbury's sainsburys "
+                    "asda aldi lidl waitrose morrisons walmart target costco ikea primark boots home work "
+                    "church".split())
+_VENUE_WORDS = re.compile(r"\b(?:airport|station|terminal|mall|centre|center|park|beach|arena|stadium|pub|bar|inn|"
+                          r"arms|tavern|hotel|gym|museum|cinema|theatre|theater|zoo|market|square)\b", re.I)
+
+
+def _venue(obj: str) -> bool:
+    """A place one visits ("Starbucks", "Heathrow Airport") or someone's home ("Sarah's", "Mum's")."""
+    return (obj.lower().removeprefix("the ") in _VENUES or _VENUE_WORDS.search(obj) is not None
+            or obj.lower().endswith(("'s", "s'")))
+
+
+def _pronoun(obj: str) -> bool:
+    return obj.lower() in {"i", "he", "she", "they", "we", "it", "you", "the boss", "the manager"}
+
+
 def _school(obj: str) -> bool:
     return capitalised(obj) and re.search(r"\b" + _SCHOOLISH + r"\b", obj, re.I) is not None
 
@@ -67,7 +85,7 @@ _HOME = (
                          r"(?:(?:a|an|the|our|my)\s+(?:[\w-]+\s+){0,3}?(?:flat|house|apartment|place|room|studio|"
                          r"cottage|bedsit)\s+)?in\s+" + OBJ), revision=True, check=capitalised),
     # "gran moved in with us": someone else's home is now the user's.
-    Rule("lives_in", _rx(I_ + r"(?:have\s+|'ve\s+)?moved\s+in\s+(?P<obj>with\s+(?:us|me))\b"), revision=True,
+    Rule("lives_in", _rx(I_VE + r"(?:have\s+)?moved\s+in\s+(?P<obj>with\s+(?:us|me))\b"), revision=True,
          template="{d} lives with the user."),
     Rule("lives_in", _rx(r"^(?:(?:lol|haha|so|well|ok|okay|also|and|btw)\s+)*" + IM
                          + r"(?:(?:up|down|over|out|back)\s+)?in\s+" + _ONLY_PLACE),
@@ -76,8 +94,8 @@ _HOME = (
                          + r"call\s+(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+home\b"), revision=True),
     Rule("lives_in", _rx(r"(?:^|\bmy\s+)(?:new\s+)?home(?:\s+city|\s+town)?\s+is\s+(?:now\s+)?(?:in\s+)?" + OBJ),
          check=lambda o: capitalised(o) and not _school(o), first_person=False),
-    Rule("lives_in", _rx(r"^(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))(?:'s|\s+is)\s+(?:my\s+)?(?:new\s+)?"
-                         r"home\b"), revision=True, first_person=False),
+    Rule("lives_in", _rx(r"(?:^|,\s*)(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))(?:'s|\s+is)\s+(?:my\s+)?"
+                         r"(?:new\s+)?home\b(?!\s+(?:to|of|for)\b)"), revision=True, first_person=False),
     Rule("lives_in", _rx(_BE + r"(?:now\s+)?(?:an?\s+)?(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+"
                          r"resident\b"), revision=True),
     Rule("lives_in", _rx(r"\bresident\s+of\s+" + OBJ), check=capitalised),
@@ -103,13 +121,17 @@ _HOME = (
 
 _WORK = (
     # "Went freelance in January": working for oneself is the employer now.
-    Rule("works_at", _rx(I_ + r"(?:have\s+|'ve\s+)?(?:went|gone|turned|became|am\s+now|'m\s+now)\s+"
+    Rule("works_at", _rx(I_VE + r"(?:have\s+)?(?:went|gone|turned|became|am\s+now|'m\s+now)\s+"
                          r"(?P<obj>freelance|self-employed|self\s+employed)\b"), revision=True, template="{d} is {o}."),
     # "Still at Accenture, still tired.": where one still is, said alone, is where one works (tentatively).
     Rule("works_at", _rx(IM + r"still\s+(?:at|with)\s+" + _ORG + r"(?=\s*(?:[,.;!]|$))"), tentative=True,
          check=lambda o: not _school(o)),
-    Rule("works_at", _rx(IM + r"(?:now\s+)?(?:at|with)\s+" + _ORG + r"(?=\s+(?:now|these days)\b)"),
-         revision=True, tentative=True, check=lambda o: not _school(o)),
+    # "I'm at Globex now" is a new employer; "I'm at Starbucks now" as likely a coffee, "I'm with Sarah now"
+    # company: neither says anything (someone "with" a company only suggests it).
+    Rule("works_at", _rx(IM + r"(?:now\s+)?at\s+" + _ORG + r"(?=\s+(?:now|these days)\b)"),
+         revision=True, check=lambda o: not _school(o) and not _venue(o)),
+    Rule("works_at", _rx(IM + r"(?:now\s+)?with\s+" + _ORG + r"(?=\s+(?:now|these days)\b)"),
+         revision=True, tentative=True, check=lambda o: _organisation(o) and not _venue(o)),
     Rule("works_at", _rx(I_ + r"(?:started|began)\s+(?:(?:a\s+new\s+job|work(?:ing)?)\s+)?(?:at|with)\s+" + OBJ),
          revision=True, check=capitalised),
     Rule("works_at", _rx(r"\bI(?:'ve|\s+have)?\s+" + ADV + r"(?:taken|took|accepted|got|landed)\s+(?:a|an|the)\s+"
@@ -129,14 +151,26 @@ _WORK = (
          tentative=True),
     Rule("works_at", _rx(IM + r"(?:no\s+longer|not)\s+(?:at|with)\s+" + _ORG), negated=True, revision=True,
          tentative=True),
+    # The employer as the one who acts: "Amazon laid me off", "Sainsbury's hired me".
+    Rule("works_at", _rx(r"(?:^|[,;]\s*)(?:(?:so|and|then)\s+)?" + _ORG + r"\s+(?:just\s+|finally\s+)?"
+                         r"(?:laid\s+me\s+off|let\s+me\s+go|fired\s+me|sacked\s+me|made\s+me\s+redundant)\b"),
+         negated=True, revision=True, tentative=True, first_person=False, check=lambda o: not _pronoun(o)),
+    Rule("works_at", _rx(r"(?:^|[,;]\s*)(?:(?:so|and|then)\s+)?" + _ORG + r"\s+(?:just\s+|finally\s+)?(?:hired\s+me|"
+                         r"took\s+me\s+on|has\s+hired\s+me|signed\s+me)\b"),
+         revision=True, first_person=False, check=lambda o: not _pronoun(o) and not _VENUE_WORDS.search(o)),
+    Rule("works_at", _rx(I_VE + r"(?:have\s+)?(?:handed|put|gave|given)\s+in\s+my\s+notice\s+(?:at|to|with)\s+" + _ORG),
+         negated=True, revision=True, tentative=True),
     Rule("works_at", _rx(I_ + r"(?:teach|work)\s+at\s+" + OBJ), check=capitalised),
     # "I work in company Unilever like accountant": the kind of place, then its name.
     Rule("works_at", _rx(I_ + r"work\s+(?:in|at|for|by)\s+(?:the\s+|a\s+)?(?:company|firm|bank|hotel|agency|factory|"
                          r"restaurant|shop|store|hospital|clinic|school)\s+" + _ORG), check=lambda o: not _school(o)),
     Rule("works_at", _rx(WE + r"(?:moved|switched|transferred)\s+(?:over\s+)?to\s+" + OBJ), revision=True,
          check=lambda o: capitalised(o) and _organisation(o)),
+    # "transferred to the Royal London": a place with "the" before its name is not a town.
+    Rule("works_at", _rx(WE + r"transferred\s+(?:over\s+)?to\s+(?=the\s+(?-i:[A-Z]))" + _ORG), revision=True,
+         check=lambda o: not _school(o) and not _venue(o)),
     # Work that ends: "I retired at last" is a new status; "I graduated" ends being a student (only that).
-    Rule("job_title", _rx(I_ + r"(?:have\s+|'ve\s+)?(?:just\s+|finally\s+)?(?P<obj>retired)\b"
+    Rule("job_title", _rx(I_VE + r"(?:have\s+)?(?:just\s+|finally\s+)?(?P<obj>retired)\b"
                           r"(?!\s+(?:from\s+)?(?:the|my|a|an|his|her|our)\b)"), revision=True, template="{d} is {o}."),
     # "She's teaching now": the work named by what one does.
     Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>teaching|nursing|tutoring|coaching|lecturing|consulting|"
@@ -166,7 +200,7 @@ _CAR_MAKES = (r"(?:tesla|toyota|honda|ford|bmw|audi|vw|volkswagen|kia|hyundai|ni
 _CAR_END = r"(?=\s*(?:$|[,.;!]|\s+(?:and|but|because|so|last|this|yesterday|today|now|on|in|for|lol|haha)\b))"
 
 _PEOPLE_AND_DIETS = (
-    Rule("drives", _rx(I_ + r"(?:have\s+|'ve\s+)?(?:got|bought|leased|picked\s+up)\s+(?:a|an|the|my|our)\s+"
+    Rule("drives", _rx(I_VE + r"(?:have\s+)?(?:got|bought|leased|picked\s+up)\s+(?:a|an|the|my|our)\s+"
                        r"(?:(?:new|used|second-hand|secondhand|brand\s+new|electric)\s+)*(?P<obj>" + _CAR_MAKES
                        + r"\b(?:\s+[\w-]+){0,2}?)" + _CAR_END), revision=True),
     Rule("drives", _rx(I_ + r"(?:drive|ride)\s+(?:an?|my)\s+" + OBJ)),
@@ -181,9 +215,12 @@ _PEOPLE_AND_DIETS = (
     Rule("school", _rx(I_ + r"(?:go|goes|started|attend|attends)\s+(?:(?:middle|high|primary|secondary)\s+school\s+)?"
                        r"(?:to|at)\s+" + OBJ), check=_school),
     Rule("school", _rx(IM + r"(?:now\s+)?(?:at|in)\s+" + OBJ), check=_school, revision=True),
+    # "I switched schools to Oakwood Academy": a teacher "moved over to" a school is a new employer instead.
+    Rule("school", _rx(WE + r"(?:moved|switched|transferred|changed)\s+schools?\s+(?:over\s+)?(?:to|at)\s+" + OBJ),
+         check=_school, revision=True),
     Rule("studies_at", _rx(r"\bI(?:'m|\s+am|m)?\s+" + ADV + r"(?:study|studying|studies)\s+(?:\w+\s+)?(?:at|in)\s+"
                            r"(?:the\s+university\s+of\s+)?" + OBJ), check=capitalised),
-    Rule("diet", _rx(I_ + r"(?:went|have gone|'ve gone|gone|turned|became|switched to|switched)\s+" + _ADV_DIET
+    Rule("diet", _rx(I_VE + r"(?:went|have gone|gone|turned|became|switched to|switched)\s+" + _ADV_DIET
                      + r"(?P<obj>" + DIETS + r")\b"), revision=True),
     Rule("diet", _rx(IM + r"(?:more\s+like\s+|now\s+)?(?P<obj>" + DIETS + r")\s+(?:now|these days|rather)\b"),
          revision=True),

@@ -1,0 +1,59 @@
+"""Changes said in everyday words: the later message replaces the held value, and places one only
+visits (a coffee shop, a friend's home) replace nothing."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import beliefs_after
+
+pytestmark = pytest.mark.both_stores
+
+
+@pytest.mark.parametrize(("before", "after", "slot", "new", "old"), [
+    ("I work at Initech.", "I'm at Globex now.", "works_at", "Globex", "Initech"),
+    ("I drink coffee every morning.", "Lately it's all chai for me.", "prefers_drink", "chai", "coffee"),
+    ("My favourite band is Coldplay.", "Favourite band these days is Radiohead.", "prefers_band", "Radiohead",
+     "Coldplay"),
+    ("I'm vegetarian.", "I've gone vegan.", "diet", "vegan", "vegetarian"),
+    ("I'm a junior developer.", "I've been promoted to team lead.", "job_title", "team lead", "junior developer"),
+    ("I'm an accountant.", "I retrained as a plumber.", "job_title", "plumber", "accountant"),
+    ("I work at Aldi.", "Sainsbury's hired me!", "works_at", "Sainsbury's", "Aldi"),
+    ("I'm a nurse at St Thomas.", "I transferred to the Royal London.", "works_at", "the Royal London",
+     "St Thomas"),
+    ("I teach at Lincoln High.", "This fall I moved over to Roosevelt Middle School.", "works_at",
+     "Roosevelt Middle School", "Lincoln High"),
+    ("I live in Leeds.", "We moved to Bath to be near my sister.", "lives_in", "Bath", "Leeds"),
+    ("I live in London.", "After ten years away, Porto is home now.", "lives_in", "Porto", "London"),
+])
+def test_a_change_in_everyday_words_replaces_the_held_value(engine, clock, before, after, slot, new, old):
+    held = beliefs_after(engine, clock, before, after)[("user", slot)]
+    assert (new, True) in held
+    assert (old, False) in held
+
+
+@pytest.mark.parametrize("leaving", [
+    "Amazon laid me off last week.",
+    "I handed in my notice at Amazon.",
+])
+def test_being_let_go_ends_the_employer_without_naming_a_new_one(engine, clock, leaving):
+    held = beliefs_after(engine, clock, "I work at Amazon.", leaving)
+    assert not any(current for _, current in held[("user", "works_at")] if _ == "Amazon")
+
+
+@pytest.mark.parametrize("visit", ["I'm at Starbucks now.", "I'm at Heathrow Airport now.", "I'm at Sarah's now.",
+                                   "I'm with Sarah now.", "He laid me off."])
+def test_a_place_visited_or_a_pronoun_leaves_the_employer_alone(engine, clock, visit):
+    held = beliefs_after(engine, clock, "I work at Initech.", visit)
+    assert held[("user", "works_at")] == [("Initech", True)]
+
+
+def test_a_pet_brought_home_is_a_pet_and_a_school_is_no_town(engine, clock):
+    held = beliefs_after(engine, clock, "We adopted a puppy called Luna.", "I switched schools to Oakwood Academy.")
+    assert held[("user", "pet_dog")] == [("Luna", True)]
+    assert held[("user", "school")] == [("Oakwood Academy", True)]
+    assert ("user", "lives_in") not in held
+
+
+def test_the_reason_for_a_move_is_not_the_place(engine, clock):
+    held = beliefs_after(engine, clock, "We moved to Bath to be near my sister.")
+    assert held[("user", "lives_in")] == [("Bath", True)]
