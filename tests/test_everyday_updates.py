@@ -57,3 +57,19 @@ def test_a_pet_brought_home_is_a_pet_and_a_school_is_no_town(engine, clock):
 def test_the_reason_for_a_move_is_not_the_place(engine, clock):
     held = beliefs_after(engine, clock, "We moved to Bath to be near my sister.")
     assert held[("user", "lives_in")] == [("Bath", True)]
+
+
+@pytest.mark.parametrize(("before", "after", "new", "old"), [
+    ("I share a two-bed flat in Glasgow with a friend from uni.",
+     "I moved back in with my parents in Paisley to save for a deposit.", "Paisley", "Glasgow"),
+    ("I live in Braga.", "New address: 22 Rua do Almada, Porto.", "Porto", "Braga"),
+    ("We rent a tiny flat in Leith.", "Got the keys to our new place in York!", "York", "Leith"),
+])
+def test_a_new_home_said_by_its_keys_address_or_who_one_lives_with(engine, clock, before, after, new, old):
+    assert beliefs_after(engine, clock, before, after)[("user", "lives_in")] == [(old, False), (new, True)]
+
+
+@pytest.mark.parametrize("text", ["Back in 2010 I lived in Oslo.", "back in the day I lived in Oslo",
+                                  "Back in college I lived in Oslo."])
+def test_back_in_a_time_is_the_past_but_back_in_with_someone_is_not(engine, clock, text):
+    assert ("user", "lives_in") not in beliefs_after(engine, clock, text)

@@ -13,8 +13,8 @@ _CUT_BY_PREDICATE = {
     "job_title": re.compile(r"\s+(?:at|for|in|with|from|based|since)\s+.*$", re.I),
     "works_at": re.compile(r"\s+(?:as|in|since)\s+.*$", re.I),
     # "Lisbon for her master's", "Oslo for work", "Bath to be near my sister": the reason is not the place.
-    "lives_in": re.compile(r"\s+(?:for\s+(?!now\b)|to\s+(?:be|get|live|stay|look|help|care|start|study|work|join|"
-                           r"take|find)\b).*$", re.I),
+    "lives_in": re.compile(r"\s+(?:for\s+(?!now\b)|with\s+|to\s+(?:be|save|get|live|stay|look|help|care|start|study|"
+                           r"work|join|take|find)\b).*$", re.I),
 }
 _TIME_TAIL = re.compile(
     r"(?:^|\s+)(?:(?:last|this|past)\s+(?:week|month|year|weekend|night|spring|summer|fall|autumn|winter|time|term|"

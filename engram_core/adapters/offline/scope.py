@@ -51,7 +51,9 @@ _WISH = re.compile(
     r"(?:(?<!looks )(?<!seems )like|as\s+if|as\s+though)\s+I(?:'m|\s+am|\s+was|\s+were)|"
     r"let's\s+say|say\s+I|suppos(?:e|ing)|imagine|pretend(?:ing)?|hypothetically|in\s+theory|role-?play)\b", re.I)
 _HABITUAL_PAST = re.compile(
-    r"\b(?:used\s+to|use\s+to|back\s+(?:when|in|then)|in\s+the\s+day|when\s+I\s+was|as\s+an?\s+(?:kid|child|teen|"
+    # "back in 2010", "back in the day" are the past; "moved back in with my parents", "back in Leeds" are not.
+    r"\b(?:used\s+to|use\s+to|back\s+(?:when|then)|back\s+in\s+(?=(?:the\s+)?(?:day|days|\d|'\d|\w+ties|those|"
+    r"that|my|our|his|her|college|school|uni|university|high|old|olden)\b)|in\s+the\s+day|when\s+I\s+was|as\s+an?\s+(?:kid|child|teen|"
     r"teenager|student|boy|girl|youngster)|in\s+(?:college|high\s+school|hs|uni|university|school|my\s+(?:twenties|"
     r"teens|thirties|forties|youth|childhood|country))|(?:years|decades|ages)\s+ago|until\s+I\s+was|formerly|"
     r"previously|once\s+upon|growing\s+up|before\s+I\s+was|last\s+year\s+I\s+was)\b", re.I)

@@ -79,11 +79,26 @@ def _a_place(obj: str) -> bool:
     return capitalised(obj) and obj.split()[0].lower() not in _NOT_PLACES and obj.lower() not in _NOT_PLACES
 
 
+_HOME_KIND = (r"(?:(?:new|little|tiny|small|big|old|one-bed|two-bed|three-bed|\w+-bedroom|shared|rented)\s+)*"
+              r"(?:flat|house|apartment|place|room|studio|cottage|bedsit|home)")
+
 _HOME = (
     # "Renting in Dallas right now", "I've been renting a little flat in Turin since May".
     Rule("lives_in", _rx(r"\b(?:I|we)(?:'m|\s+am|m|'re|\s+are|'ve\s+been|\s+have\s+been)\s+" + ADV + r"renting\s+"
                          r"(?:(?:a|an|the|our|my)\s+(?:[\w-]+\s+){0,3}?(?:flat|house|apartment|place|room|studio|"
                          r"cottage|bedsit)\s+)?in\s+" + OBJ), revision=True, check=capitalised),
+    # "I share a two-bed flat in Glasgow", "we rent a house in Leith": the home named by how one holds it.
+    Rule("lives_in", _rx(r"\b(?:I|we)\s+" + ADV + r"(?:share|rent)\s+(?:a|an|the|our|my)\s+" + _HOME_KIND
+                         + r"\s+in\s+" + OBJ), check=capitalised),
+    # "moved back in with my parents in Paisley", "got the keys to our new place in York".
+    Rule("lives_in", _rx(I_VE + r"(?:have\s+)?moved\s+(?:back\s+)?in\s+with\s+(?:my|our)\s+[\w -]+?\s+in\s+" + OBJ),
+         revision=True, check=capitalised),
+    Rule("lives_in", _rx(WE + r"got\s+the\s+keys?\s+(?:to|for)\s+(?:our|my|the)\s+" + _HOME_KIND + r"\s+in\s+" + OBJ),
+         revision=True, check=capitalised),
+    # "New address: 22 Rua do Almada, Porto.": the town is the last part of the address.
+    Rule("lives_in", _rx(r"^(?:my\s+)?new\s+address(?:\s+is)?\s*:?\s+[^.!?]*?,\s*"
+                         r"(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s*[.!]*$"),
+         revision=True, first_person=False, check=lambda o: not any(ch.isdigit() for ch in o)),
     # "gran moved in with us": someone else's home is now the user's.
     Rule("lives_in", _rx(I_VE + r"(?:have\s+)?moved\s+in\s+(?P<obj>with\s+(?:us|me))\b"), revision=True,
          template="{d} lives with the user."),
