@@ -73,3 +73,14 @@ def test_a_new_home_said_by_its_keys_address_or_who_one_lives_with(engine, clock
                                   "Back in college I lived in Oslo."])
 def test_back_in_a_time_is_the_past_but_back_in_with_someone_is_not(engine, clock, text):
     assert ("user", "lives_in") not in beliefs_after(engine, clock, text)
+
+
+def test_a_pet_that_died_is_no_longer_the_users(engine, clock):
+    held = beliefs_after(engine, clock, "We have a dog named Max.", "Our dog Max passed away last week.")
+    assert held[("user", "pet_dog")] == [("Max", False)]
+
+
+def test_a_new_gp_replaces_the_old_one_in_the_same_slot(engine, clock):
+    held = beliefs_after(engine, clock, "My GP is Dr Smith.", "My new GP is Dr Jones.")
+    assert held[("user", "gp")] == [("Dr Smith", False), ("Dr Jones", True)]
+    assert ("user", "new_gp") not in held

@@ -39,6 +39,7 @@ _NAMED_THINGS = re.compile(r"\b(?:street|road|shop|store|company|business|band|b
                            r"plant|doctor|dentist|gp|landlord|surname|last\s+name|maiden\s+name|sign)\b", re.I)
 
 
+_RENEWED = re.compile(r"(new|current|present)\s+")
 _ONE_WORD = re.compile(r"[a-z][a-z0-9_-]{2,}")
 
 
@@ -55,6 +56,9 @@ def attribute_fact(clause: str, subject: str, display: str) -> FactDraft | None:
     if m is None:
         return None
     thing, value = " ".join(m.group("thing").lower().split()), m.group("obj").strip()
+    # "my new GP is Dr Jones" names the same slot as "my GP is Dr Smith", and says it changed.
+    renewed = _RENEWED.match(thing)
+    thing = thing[renewed.end():] if renewed and thing[renewed.end():] else thing
     verb = (m.group("verb") or "is").lower()
     shape = shape_of(value) or _called_word(verb, value)
     if shape is None or thing.split()[-1] in _NOT_THINGS or thing.split()[0] in _NOT_THINGS:
@@ -65,7 +69,8 @@ def attribute_fact(clause: str, subject: str, display: str) -> FactDraft | None:
     owner = display + ("'" if display.endswith("s") else "'s")
     said = thing + " ".join((m.group("where") or "").lower().split()).join("  ").rstrip()
     return FactDraft(subject=subject, predicate=predicate, object=value, statement=f"{owner} {said} {verb} {value}.",
-                     kind=MemoryKind.FACT, importance=0.7, cardinality=Cardinality.ONE)
+                     kind=MemoryKind.FACT, importance=0.7, cardinality=Cardinality.ONE,
+                     revision=renewed is not None and renewed.group(1) == "new")
 
 
 # A message that opens by setting something right: "nvm", "Sorry,", "oops", "lol no its ...".

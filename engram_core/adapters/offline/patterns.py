@@ -83,7 +83,7 @@ IM = r"\bI(?:'m|\s+am|m)\s+" + ADV
 IM_OR_BEEN = r"\bI(?:'m|\s+am|m|'ve\s+been|\s+have\s+been)\s+" + ADV
 WE = r"\b(?:I|we)(?:'ve|\s+have)?\s+" + ADV
 WE_HAVE = r"\b(?:I|we)(?:'ve|\s+have)\s+" + ADV
-HAVE = r"\b(?:I\s+" + ADV + r"(?:have|own)|I(?:'ve|\s+have)\s+got)\s+"
+HAVE = r"\b(?:(?:I|we)\s+" + ADV + r"(?:have|own)|(?:I|we)(?:'ve|\s+have)\s+got)\s+"
 OBJ = r"(?P<obj>[^,;!?]+)"
 LIST = r"(?P<obj>[^;!?]+)"
 ROLE = r"(?P<obj>[a-z][\w -]*)"
@@ -355,6 +355,11 @@ _TIME_HOBBIES_SKILLS = (
 )
 
 _FAMILY_AND_PETS = (
+    # "Our dog Max passed away": the one named is no longer the user's.
+    Rule("{rel}", _rx(r"\b(?:my|our)\s+(?:(?:old|dear|sweet|beloved|poor)\s+)?" + ADJ + REL + r",?\s+" + name()
+                      + r",?\s+(?:\w+\s+){0,2}?(?:passed\s+away|passed|died|was\s+put\s+down|"
+                      r"had\s+to\s+be\s+put\s+down|crossed\s+the\s+rainbow\s+bridge)\b"), negated=True, revision=True,
+         template="{p} {rel} is named {o}."),
     Rule("{rel}", _rx(r"\bthe\s+name\s+of\s+(?:my|our)\s+" + ADJ + REL + r"\s+is\s+" + name() + r"\b"),
          template="{p} {rel} is named {o}."),
     Rule("{rel}", _rx(r"\b(?:my|our)\s+" + ADJ + REL
