@@ -84,3 +84,27 @@ def test_a_new_gp_replaces_the_old_one_in_the_same_slot(engine, clock):
     held = beliefs_after(engine, clock, "My GP is Dr Smith.", "My new GP is Dr Jones.")
     assert held[("user", "gp")] == [("Dr Smith", False), ("Dr Jones", True)]
     assert ("user", "new_gp") not in held
+
+
+def test_a_relatives_pastime_given_up_and_another_taken_up(engine, clock):
+    held = beliefs_after(engine, clock, "My brother Tom plays rugby every weekend.",
+                         "Tom finally hung up his rugby boots, and now he's obsessed with rock climbing instead.")
+    assert held[("brother", "hobby")] == [("rugby", False)]
+    assert held[("brother", "likes")] == [("rock climbing", True)]
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("Leo has quit football.", ("leo", "likes", "football")),
+    ("My brother has taken up pottery.", ("brother", "hobby", "pottery")),
+    ("My son has joined the school robotics club.", ("son", "hobby", "school robotics club")),
+    ("He's obsessed with rock climbing.", None),  # nobody named before "he"
+])
+def test_has_and_is_obsessed_keep_the_person_they_are_about(text, fact):
+    from engram_core.adapters.offline.heuristics import extract_facts
+    facts = [(d.subject, d.predicate, d.object) for d in extract_facts(text)]
+    assert facts == ([fact] if fact else [])
+
+
+def test_a_town_that_is_vegan_heaven_is_no_person():
+    from engram_core.adapters.offline.heuristics import extract_facts
+    assert not extract_facts("Paris is vegan heaven.")

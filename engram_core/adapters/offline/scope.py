@@ -117,7 +117,9 @@ _BARE_REL_SUBJECT = re.compile(
 # A bare name as a subject only with a verb that people do: "Quill is dead" names a product.
 _PERSON_VERBS = (r"(?:moved|relocated|lives|works|worked|joined|started|quit|left|graduated|studies|switched|"
                  r"retired|became|got|bought|sold|plays|goes|went|finally|just|recently|now|hung|took|told|said|"
-                 r"says|keeps|announced|mentioned|texted|drives|teaches|runs|has\s+(?:moved|started|joined|left))")
+                 r"says|keeps|announced|mentioned|texted|drives|teaches|runs|stopped|dropped|gave\s+up|"
+                 r"has\s+(?:moved|started|joined|left|quit|gone|taken|given|become|switched|stopped|dropped)|"
+                 r"is\s+(?:now\s+)?(?:obsessed|into|engaged|married|retired))")
 _NAME_SUBJECT = re.compile(r"^" + _LEAD_FILLERS + r"(?-i:(?P<name>[A-ZÀ-Þ][a-zß-ÿ]+))\s+(?P<rest>" + _PERSON_VERBS
                            + r"\b.*)$", re.I)
 _PRONOUN = re.compile(r"^" + _LEAD_FILLERS + r"(?P<pro>he|she|they)\b(?P<verb>'s|'ve|'d|'ll)?\s*(?P<rest>.*)$", re.I)
@@ -157,7 +159,11 @@ _OBJECT_PRONOUNS = [(re.compile(r"\b(?:his|her|their)\b", re.I), "my"), (re.comp
                     (re.compile(r"\bI\s+has\b"), "I have"), (re.compile(r"\bI\s+doesn't\b"), "I don't")]
 
 
-_PARTICIPLE = re.compile(r"^(?:(?:just|finally|now|also|recently|already|never|always)\s+)*(?:\w+ed|been|gone|got|"
+# "she's moved" is "she has moved", but "she's obsessed", "he's based in Leeds" are "is".
+_PARTICIPLE = re.compile(r"^(?:(?:just|finally|now|also|recently|already|never|always)\s+)*"
+                         r"(?!(?:obsessed|married|engaged|interested|based|settled|employed|tired|excited|involved|scared|worried|stressed|bored|"
+                         r"pleased|thrilled|exhausted|located|retired|allergic|addicted|hooked|attached)\b)"
+                         r"(?:\w+ed|been|gone|got|"
                          r"gotten|left|become|done|taken|found|made|given|quit|started|joined|moved)\b", re.I)
 
 

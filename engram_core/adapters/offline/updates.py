@@ -160,7 +160,7 @@ _WORK = (
     Rule("works_at", _rx(r"\b(?:my\s+)?(?:first|1st)\s+(?:day|week)\s+(?:at|with)\s+" + OBJ), revision=True,
          check=capitalised, first_person=False),
     Rule("works_at", _rx(IM + r"employed\s+(?:by|at|with)\s+" + OBJ)),
-    Rule("works_at", _rx(I_ + r"(?:left|quit)\s+" + _ORG), negated=True, revision=True, tentative=True),
+    Rule("works_at", _rx(I_VE + r"(?:have\s+)?(?:left|quit)\s+" + _ORG), negated=True, revision=True, tentative=True),
     # Tentative negations only retire a held value they name, so any object may be tried.
     Rule("works_at", _rx(I_ + r"(?:left|quit)\s+(?:my\s+job\s+at\s+)?" + OBJ), negated=True, revision=True,
          tentative=True),
@@ -247,6 +247,12 @@ _PEOPLE_AND_DIETS = (
     Rule("diet", _rx(r"^(?:(?:so|just|now|fully|full|regular|plain|normal|strictly)\s+)*(?P<obj>" + DIETS
                      + r")(?:,?\s+(?:by\s+the\s+way|btw|fyi|now|these\s+days))?\s*[.!]*$"), revision=True,
          first_person=False),
+    # "took up climbing", "joined the robotics club": a pastime begun; "hung up my rugby boots": one ended.
+    Rule("hobby", _rx(I_VE + r"(?:have\s+)?(?:taken|took)\s+up\s+" + OBJ)),
+    Rule("hobby", _rx(I_VE + r"(?:have\s+)?joined\s+(?:the|a|an)\s+(?P<obj>(?:[\w-]+\s+){0,3}?(?:club|choir|"
+                      r"orchestra|society|league|troupe|ensemble))\b")),
+    Rule("hobby", _rx(I_VE + r"(?:have\s+)?hung\s+up\s+my\s+(?P<obj>[\w-]+)\s+(?:boots|gloves|skates|racket|racquet|"
+                      r"shoes|spikes|cleats|bat|clubs)\b"), negated=True, revision=True, tentative=True),
     # "Swimming instead.": an activity taken up in place of another, said alone.
     Rule("likes", _rx(r"^(?:just\s+|now\s+|so\s+)?(?P<obj>[a-z]+ing(?:\s+[a-z]+){0,2}?)\s+instead\s*[.!]*$"),
          revision=True, first_person=False),
@@ -255,7 +261,8 @@ _PEOPLE_AND_DIETS = (
                       r"finished\s+with|gone\s+off|lost\s+(?:all\s+)?interest\s+in|grew\s+out\s+of|grown\s+out\s+of)\s+"
                       + OBJ), negated=True, revision=True, tentative=True),
     Rule("likes", _rx(r"\bno\s+more\s+" + OBJ), negated=True, revision=True, tentative=True, first_person=False),
-    Rule("likes", _rx(I_ + r"(?:gave\s+up|quit|cut\s+out|ditched|dropped|kicked)\s+" + OBJ), negated=True,
+    Rule("likes", _rx(I_VE + r"(?:have\s+)?(?:gave\s+up|given\s+up|quit|cut\s+out|ditched|dropped|kicked)\s+" + OBJ),
+         negated=True,
          revision=True, tentative=True, check=lambda o: re.match(r"(?:my|the|a)\s+(?:job|position|role|work)\b",
                                                                   o, re.I) is None),
     Rule("likes", _rx(r"\bI(?:'m|\s+am|m)\s+(?:not|no\s+longer)\s+(?:a|an)\s+(?P<obj>[\w-]+)\s+person\b"),
