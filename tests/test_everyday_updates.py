@@ -108,3 +108,18 @@ def test_has_and_is_obsessed_keep_the_person_they_are_about(text, fact):
 def test_a_town_that_is_vegan_heaven_is_no_person():
     from engram_core.adapters.offline.heuristics import extract_facts
     assert not extract_facts("Paris is vegan heaven.")
+
+
+@pytest.mark.parametrize(("before", "after", "food"), [
+    ("No red meat for me.", "I've started eating red meat again, my iron levels were low.", "red meat"),
+    ("I avoid dairy.", "Turns out I'm fine with dairy, the test came back negative.", "dairy"),
+])
+def test_a_food_back_on_the_menu_ends_avoiding_it(engine, clock, before, after, food):
+    held = beliefs_after(engine, clock, before, after)
+    assert held[("user", "avoids_food")] == [(food, False)]
+    assert held[("user", "eats")] == [(food, True)]
+
+
+@pytest.mark.parametrize("text", ["I avoid conflict.", "No worries for me.", "I'm fine with that."])
+def test_avoiding_or_being_fine_with_what_is_no_food_says_nothing(engine, clock, text):
+    assert beliefs_after(engine, clock, text) == {}

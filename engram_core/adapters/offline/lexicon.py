@@ -79,7 +79,11 @@ _FOODS = (
     "shawarma gyros moussaka souvlaki pierogi goulash schnitzel bratwurst sausages fish_and_chips "
     "roast_chicken fried_chicken barbecue bbq ribs lobster oysters mussels seafood bibimbap kimchi bulgogi "
     "pancakes waffles crepes omelette omelettes croissants bagels cheese chocolate ice_cream cheesecake "
-    "tiramisu brownies cake cakes pie pies cookies donuts doughnuts")
+    "tiramisu brownies cake cakes pie pies cookies donuts doughnuts "
+    # staples, and what diets leave out
+    "meat red_meat white_meat pork beef lamb veal chicken turkey bacon ham fish salmon tuna prawns shrimp "
+    "shellfish dairy gluten wheat eggs egg nuts peanuts soy tofu bread rice potatoes carbs sugar butter "
+    "yoghurt yogurt cream vegetables veg fruit")
 _COLOURS = (
     "red blue green yellow purple violet orange pink black white grey gray brown beige teal turquoise "
     "navy maroon burgundy crimson scarlet magenta cyan aqua indigo lilac lavender mauve emerald gold golden "

@@ -273,6 +273,16 @@ _HEALTH_AND_FOOD = (
     Rule("diet", _rx(r"\bI(?:'m|\s+am|m)?\s+(?:on|following|doing)\s+an?\s+(?P<obj>[\w -]+?)\s+diet\b"),
          template="{d} follows {ao} diet."),
     Rule("avoids_food", _rx(I_ + r"(?:don't|do not|never|can't|cannot|can not)\s+eat\s+" + LIST), listy=True),
+    # "I avoid dairy", "No red meat for me": left out, said of a food.
+    Rule("avoids_food", _rx(I_ + r"(?:avoid|stay\s+away\s+from|steer\s+clear\s+of|keep\s+off)\s+" + OBJ),
+         check=lambda o: topic_of(o) == "food"),
+    Rule("avoids_food", _rx(r"^(?:no|zero)\s+(?P<obj>[\w -]+?)\s+for\s+me\b"), first_person=False,
+         check=lambda o: topic_of(o) == "food"),
+    # "I've started eating red meat again", "I'm fine with dairy now": a food back on the menu.
+    Rule("eats", _rx(I_VE + r"(?:have\s+)?(?:started|begun|began|gone\s+back\s+to)\s+eating\s+" + OBJ), revision=True,
+         check=lambda o: topic_of(o) == "food"),
+    Rule("eats", _rx(IM + r"(?:totally\s+|completely\s+)?(?:fine|ok|okay|good)\s+with\s+" + OBJ), revision=True,
+         check=lambda o: topic_of(o) == "food"),
     Rule("prefers_food", _rx(r"\bI\s+(?:mostly|mainly|usually)\s+eat\s+" + OBJ)),
     Rule("eats", _rx(I_ + r"eat\s+" + LIST), listy=True, check=lambda o: not o.lower().endswith("diet")),
 )
