@@ -123,3 +123,19 @@ def test_a_food_back_on_the_menu_ends_avoiding_it(engine, clock, before, after, 
 @pytest.mark.parametrize("text", ["I avoid conflict.", "No worries for me.", "I'm fine with that."])
 def test_avoiding_or_being_fine_with_what_is_no_food_says_nothing(engine, clock, text):
     assert beliefs_after(engine, clock, text) == {}
+
+
+def test_cant_stand_a_favourite_any_more_retires_it(engine, clock):
+    held = beliefs_after(engine, clock, "My favourite show is The Office.",
+                         "Honestly I can't stand The Office these days, it's aged badly.")
+    assert held[("user", "prefers_show")] == [("The Office", False)]
+    assert held[("user", "dislikes")] == [("The Office", True)]
+
+
+@pytest.mark.parametrize(("before", "after", "slot", "old"), [
+    ("My favourite drink is Coca-Cola.", "I stopped the Coca-Cola, too much sugar.", "prefers_drink", "Coca-Cola"),
+    ("I love watching football.", "I am not watching football anymore.", "likes", "watching football"),
+    ("I love fantasy novels.", "Weirdly, I've gone right off fantasy this year.", "likes", "fantasy novels"),
+])
+def test_a_habit_stopped_retires_the_liking(engine, clock, before, after, slot, old):
+    assert beliefs_after(engine, clock, before, after)[("user", slot)] == [(old, False)]

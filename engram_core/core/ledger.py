@@ -102,8 +102,10 @@ _OPPOSITES = {"avoids_food": ("eats", "likes"), "dislikes": ("likes",), "likes":
 
 
 def _opposite(draft: FactDraft, belief: Belief) -> bool:
-    return (not draft.negated and belief.predicate in _OPPOSITES.get(draft.predicate, ())
-            and values_overlap(draft.object, belief.object))
+    """"can't stand The Office" ends "likes The Office" and the favourite show "The Office" alike."""
+    opposed = belief.predicate in _OPPOSITES.get(draft.predicate, ()) or (
+        draft.predicate == "dislikes" and belief.predicate.startswith("prefers_"))
+    return not draft.negated and opposed and values_overlap(draft.object, belief.object)
 
 
 def exact_candidates(draft: FactDraft, current: Sequence[Belief]) -> list[Belief]:

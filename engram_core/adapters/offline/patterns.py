@@ -311,7 +311,8 @@ _PREFERENCES = (
          check=lambda o: topic_of(o) is not None),
     Rule("prefers_drink", _rx(I_ + r"(?:gave up|quit|cut out)\s+" + OBJ), negated=True, revision=True,
          check=lambda o: topic_of(o) == "drink"),
-    Rule("prefers_?", _rx(IM + r"(?:more\s+of\s+)?an?\s+(?:big\s+|huge\s+)?(?P<obj>[\w-]+)\s+"
+    Rule("prefers_?", _rx(IM + r"(?:more\s+of\s+)?an?\s+(?:big\s+|huge\s+|total\s+|real\s+|massive\s+)?"
+                          r"(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+"
                           r"(?:person|drinker|lover)\b"),
          check=lambda o: topic_of(o) is not None),
     Rule("likes", _rx(I_ + r"(?P<verb>love|like|enjoy|adore|dig)\s+" + LIST), listy=True),

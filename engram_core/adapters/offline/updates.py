@@ -258,13 +258,17 @@ _PEOPLE_AND_DIETS = (
          revision=True, first_person=False),
     # Given up in other words: retires the very thing it names, never stands as a belief alone.
     Rule("likes", _rx(r"\bI(?:'m|\s+am|m|'ve|\s+have)?\s+" + ADV + r"(?:done\s+with|over|off|sick\s+of|tired\s+of|"
-                      r"finished\s+with|gone\s+off|lost\s+(?:all\s+)?interest\s+in|grew\s+out\s+of|grown\s+out\s+of)\s+"
+                      r"finished\s+with|gone\s+(?:right\s+)?off|lost\s+(?:all\s+)?interest\s+in|grew\s+out\s+of|grown\s+out\s+of)\s+"
                       + OBJ), negated=True, revision=True, tentative=True),
     Rule("likes", _rx(r"\bno\s+more\s+" + OBJ), negated=True, revision=True, tentative=True, first_person=False),
-    Rule("likes", _rx(I_VE + r"(?:have\s+)?(?:gave\s+up|given\s+up|quit|cut\s+out|ditched|dropped|kicked)\s+" + OBJ),
-         negated=True,
-         revision=True, tentative=True, check=lambda o: re.match(r"(?:my|the|a)\s+(?:job|position|role|work)\b",
-                                                                  o, re.I) is None),
+    Rule("likes", _rx(I_VE + r"(?:have\s+)?(?:gave\s+up|given\s+up|quit|cut\s+out|ditched|dropped|kicked|"
+                      r"stopped(?:\s+(?:drinking|eating|having|buying|watching|playing))?)\s+" + OBJ),
+         negated=True, revision=True, tentative=True,
+         check=lambda o: re.match(r"(?:my|the|a)\s+(?:job|position|role|work)\b", o, re.I) is None),
+    # "I am not watching football anymore": a habit ended, said of the thing.
+    Rule("likes", _rx(IM + r"(?:not|no\s+longer)\s+(?:watching|playing|doing|eating|drinking|reading|following)\s+"
+                      + OBJ + r"(?=\s+(?:anymore|any\s+more|these\s+days|now)\b)"),
+         negated=True, revision=True, tentative=True),
     Rule("likes", _rx(r"\bI(?:'m|\s+am|m)\s+(?:not|no\s+longer)\s+(?:a|an)\s+(?P<obj>[\w-]+)\s+person\b"),
          negated=True, revision=True, tentative=True),
 )
