@@ -10,7 +10,7 @@ pytestmark = pytest.mark.both_stores
 
 
 @pytest.mark.parametrize(("before", "after", "slot", "new", "old"), [
-    ("I work at Initech.", "I'm at Globex now.", "works_at", "Globex", "Initech"),
+    ("I work at Initech.", "I'm at Globex Labs now.", "works_at", "Globex Labs", "Initech"),
     ("I drink coffee every morning.", "Lately it's all chai for me.", "prefers_drink", "chai", "coffee"),
     ("My favourite band is Coldplay.", "Favourite band these days is Radiohead.", "prefers_band", "Radiohead",
      "Coldplay"),

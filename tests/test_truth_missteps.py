@@ -161,13 +161,16 @@ def test_paraphrased_updates_from_the_review_now_supersede(engine, clock, before
     assert {o for p, o in _current(engine) if p == predicate} == {new}
 
 
-def test_im_at_an_org_now_is_a_new_employer_but_a_venue_is_not(engine, clock):
-    _say(engine, clock, "I work at Initech.", "I'm at Globex now.")
+def test_im_at_an_org_now_only_suggests_an_employer_unless_it_is_plainly_a_company(engine, clock):
+    _say(engine, clock, "I'm at Globex now.")  # an empty slot: filled
     assert _current(engine) == {("works_at", "Globex")}
-    _say(engine, clock, "I'm at Starbucks now.")  # a coffee, as likely as a new job: the held value stays
+    _say(engine, clock, "I'm at Gatwick now.")  # as likely a flight as a new job: the held value stays
+    _say(engine, clock, "I'm at Starbucks now.")
     _say(engine, clock, "I'm at Heathrow Airport now.")
     _say(engine, clock, "I'm at Sarah's now.")
     assert _current(engine) == {("works_at", "Globex")}
+    _say(engine, clock, "I'm at Initech Labs now.")  # a company word: a new employer
+    assert _current(engine) == {("works_at", "Initech Labs")}
 
 
 def test_an_allergy_named_in_another_clause_is_a_critical_belief(engine, clock):

@@ -141,10 +141,13 @@ _WORK = (
     # "Still at Accenture, still tired.": where one still is, said alone, is where one works (tentatively).
     Rule("works_at", _rx(IM + r"still\s+(?:at|with)\s+" + _ORG + r"(?=\s*(?:[,.;!]|$))"), tentative=True,
          check=lambda o: not _school(o)),
-    # "I'm at Globex now" is a new employer; "I'm at Starbucks now" as likely a coffee, "I'm with Sarah now"
-    # company: neither says anything (someone "with" a company only suggests it).
+    # "I'm at Globex Labs now" is a new employer; "I'm at Globex now" only suggests one, as "I'm at Gatwick
+    # now" may be a flight (it fills an empty slot; recall's restatement veto handles the rest); "I'm at
+    # Starbucks now" is a coffee and "I'm with Sarah now" company: neither says anything.
     Rule("works_at", _rx(IM + r"(?:now\s+)?at\s+" + _ORG + r"(?=\s+(?:now|these days)\b)"),
-         revision=True, check=lambda o: not _school(o) and not _venue(o)),
+         revision=True, check=lambda o: _organisation(o) and not _school(o) and not _venue(o)),
+    Rule("works_at", _rx(IM + r"(?:now\s+)?at\s+" + _ORG + r"(?=\s+(?:now|these days)\b)"),
+         revision=True, tentative=True, check=lambda o: not _school(o) and not _venue(o)),
     Rule("works_at", _rx(IM + r"(?:now\s+)?with\s+" + _ORG + r"(?=\s+(?:now|these days)\b)"),
          revision=True, tentative=True, check=lambda o: _organisation(o) and not _venue(o)),
     Rule("works_at", _rx(I_ + r"(?:started|began)\s+(?:(?:a\s+new\s+job|work(?:ing)?)\s+)?(?:at|with)\s+" + OBJ),
