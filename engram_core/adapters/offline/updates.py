@@ -134,6 +134,8 @@ _HOME = (
                          + r"(?=\s+now\b|\s+these days\b|\s+for good\b)"), revision=True, check=capitalised),
 )
 
+_AT_ORG_NOW = _rx(IM + r"(?:now\s+)?at\s+" + _ORG + r"(?=\s+(?:now|these days)\b)")
+
 _WORK = (
     # "Went freelance in January": working for oneself is the employer now.
     Rule("works_at", _rx(I_VE + r"(?:have\s+)?(?:went|gone|turned|became|am\s+now|'m\s+now)\s+"
@@ -144,10 +146,8 @@ _WORK = (
     # "I'm at Globex Labs now" is a new employer; "I'm at Globex now" only suggests one, as "I'm at Gatwick
     # now" may be a flight (it fills an empty slot; recall's restatement veto handles the rest); "I'm at
     # Starbucks now" is a coffee and "I'm with Sarah now" company: neither says anything.
-    Rule("works_at", _rx(IM + r"(?:now\s+)?at\s+" + _ORG + r"(?=\s+(?:now|these days)\b)"),
-         revision=True, check=lambda o: _organisation(o) and not _school(o) and not _venue(o)),
-    Rule("works_at", _rx(IM + r"(?:now\s+)?at\s+" + _ORG + r"(?=\s+(?:now|these days)\b)"),
-         revision=True, tentative=True, check=lambda o: not _school(o) and not _venue(o)),
+    Rule("works_at", _AT_ORG_NOW, revision=True, check=lambda o: _organisation(o) and not _school(o) and not _venue(o)),
+    Rule("works_at", _AT_ORG_NOW, revision=True, tentative=True, check=lambda o: not _school(o) and not _venue(o)),
     Rule("works_at", _rx(IM + r"(?:now\s+)?with\s+" + _ORG + r"(?=\s+(?:now|these days)\b)"),
          revision=True, tentative=True, check=lambda o: _organisation(o) and not _venue(o)),
     Rule("works_at", _rx(I_ + r"(?:started|began)\s+(?:(?:a\s+new\s+job|work(?:ing)?)\s+)?(?:at|with)\s+" + OBJ),
