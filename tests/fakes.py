@@ -35,7 +35,7 @@ class ScriptedLLM:
         if self.unreachable:
             raise ProviderError("scripted LLM is unreachable")
 
-    def assess(self, text: str, speaker: str, occurred_at: datetime) -> str:
+    def assess(self, text: str, speaker: str, occurred_at: datetime, earlier: str = "") -> str:
         self.calls.append(("assess", text))
         self._check()
         if callable(self._assess):

@@ -172,6 +172,11 @@ class MemoryStore:
         found = [m for m in self._state.messages.values() if session_id is None or m.session_id == session_id]
         return sorted(found, key=lambda m: m.occurred_at)
 
+    def previous_message(self, role: str, speaker: str | None, before: datetime) -> Message | None:
+        found = [m for m in self._state.messages.values()
+                 if m.role == role and m.speaker == speaker and m.occurred_at < before]
+        return max(found, key=lambda m: m.occurred_at, default=None)
+
     def redact_message(self, message_id: str, replacement: str) -> None:
         self._state.messages[message_id] = replace(self._state.messages[message_id], text=replacement)
 

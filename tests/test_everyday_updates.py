@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from conftest import beliefs_after
 
+from engram_core.adapters.offline.heuristics import extract_facts
+
 pytestmark = pytest.mark.both_stores
 
 
@@ -100,13 +102,11 @@ def test_a_relatives_pastime_given_up_and_another_taken_up(engine, clock):
     ("He's obsessed with rock climbing.", None),  # nobody named before "he"
 ])
 def test_has_and_is_obsessed_keep_the_person_they_are_about(text, fact):
-    from engram_core.adapters.offline.heuristics import extract_facts
     facts = [(d.subject, d.predicate, d.object) for d in extract_facts(text)]
     assert facts == ([fact] if fact else [])
 
 
 def test_a_town_that_is_vegan_heaven_is_no_person():
-    from engram_core.adapters.offline.heuristics import extract_facts
     assert not extract_facts("Paris is vegan heaven.")
 
 
@@ -139,3 +139,74 @@ def test_cant_stand_a_favourite_any_more_retires_it(engine, clock):
 ])
 def test_a_habit_stopped_retires_the_liking(engine, clock, before, after, slot, old):
     assert beliefs_after(engine, clock, before, after)[("user", slot)] == [(old, False)]
+
+
+# -- a relation's "'s", a pastime begun, a label and its value, a role's new holder --------------------
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("My sister's based in Leeds.", ("sister", "lives_in", "Leeds")),
+    ("My son's moved to Leeds.", ("son", "lives_in", "Leeds")),
+    ("My daughter's started cello.", ("daughter", "hobby", "cello")),
+    ("My son's taken up judo.", ("son", "hobby", "judo")),
+    ("I started playing the drums last month.", ("user", "hobby", "drums")),
+    ("Favourite show: The Office.", ("user", "prefers_show", "The Office")),
+    ("My favourite band: Radiohead.", ("user", "prefers_band", "Radiohead")),
+    ("My husband is Bulgarian.", ("husband", "nationality", "Bulgarian")),
+])
+def test_a_contraction_a_pastime_or_a_label_states_the_fact(text, fact):
+    assert fact in [(d.subject, d.predicate, d.object) for d in extract_facts(text)]
+
+
+@pytest.mark.parametrize("text", [
+    "My sister's wedding is in May.",  # a possessive: the wedding is no home
+    "I started painting the fence.",  # a chore, no pastime
+    "I started running late.",
+    "My new boss is Awful.",  # no name
+    "I'm Bulgarian, not Russian.",  # a nationality, no name
+])
+def test_a_possessive_a_chore_or_a_state_states_no_such_fact(text):
+    facts = [(d.subject, d.predicate) for d in extract_facts(text)]
+    assert not [f for f in facts if f[1] in ("lives_in", "hobby", "name")]
+
+
+def test_a_new_holder_of_a_role_replaces_the_one_named_before(engine, clock):
+    held = beliefs_after(engine, clock, "My manager is Priya.", "Priya left, my new manager is Tom.")
+    assert held[("manager", "name")] == [("Priya", False), ("Tom", True)]
+
+
+@pytest.mark.parametrize(("before", "after", "slot", "old"), [
+    ("I live in Bristol.", "We're Cardiff-based now.", "lives_in", "Bristol"),
+    ("I love sushi.", "Sushi's off the menu for me now.", "likes", "sushi"),
+    ("My favourite show is The Office.", "Honestly I can't stand The Office these days.", "prefers_show",
+     "The Office"),
+])
+def test_a_change_said_in_a_set_phrase_retires_the_old_value(engine, clock, before, after, slot, old):
+    assert (old, False) in beliefs_after(engine, clock, before, after)[("user", slot)]
+
+
+def test_a_pastime_quit_is_said_of_the_pastime_not_of_a_job(engine, clock):
+    beliefs_after(engine, clock, "I play football.", "I quit football.")
+    current = {(b.predicate, b.statement) for b in engine.store.current_beliefs(subject="user")}
+    assert current == {("not:hobby", "No longer so: The user plays football.")}
+
+
+# -- "he" and "she" across messages ----------------------------------------------------------------
+
+def test_she_in_a_later_message_is_whom_the_previous_one_named(engine, clock):
+    held = beliefs_after(engine, clock, "my daughter plays violin in the school orchestra",
+                         "she quit violin and started cello, the orchestra needed cellos")
+    assert ("cello", True) in held[("daughter", "hobby")]
+    assert not any(current for _, current in held[("daughter", "hobby")] if _.startswith("violin"))
+    assert not [key for key in held if key[0] == "user"]
+
+
+def test_she_with_nobody_named_before_is_nobodys_fact(engine, clock):
+    held = beliefs_after(engine, clock, "I live in Leeds.", "She's moved to York now, and started cello.")
+    assert held == {("user", "lives_in"): [("Leeds", True)]}
+
+
+def test_a_correction_beside_anothers_fact_still_corrects(engine, clock):
+    held = beliefs_after(engine, clock, "My husband name is Dmitri.",
+                         "Excuse me, I wrote wrong. Is Dimitar, he is Bulgarian, not Russian.")
+    assert held[("user", "family_husband")] == [("Dmitri", False), ("Dimitar", True)]
+    assert held[("husband", "nationality")] == [("Bulgarian", True)]

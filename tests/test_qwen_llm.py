@@ -219,3 +219,13 @@ def test_adapter_satisfies_the_llm_port(server: OpenAIServer) -> None:
     from engram_core.core.ports import LLM
 
     assert isinstance(providers(server).llm, LLM) and isinstance(providers(server).llm, QwenLLM)
+
+
+def test_the_previous_message_goes_along_only_to_say_whom_she_means(server: OpenAIServer) -> None:
+    p = providers(server)
+    server.script(Reply(content=ASSESS_OK), Reply(content=ASSESS_OK))
+    p.llm.assess("she quit violin", "user", WHEN, earlier="my daughter plays <violin>")
+    p.llm.assess("I live in Porto.", "user", WHEN)
+    with_earlier, alone = (r.last_user for r in server.chat_requests())
+    assert "extract nothing from it" in with_earlier and "my daughter plays &lt;violin&gt;" in with_earlier
+    assert "previous message" not in alone

@@ -111,3 +111,21 @@ def test_migration_3_supersedes_archived_episodes_of_changed_beliefs_only(tmp_pa
     assert store.get_memory("gist_walk").status.value == "active"
     assert store.get_memory(episodes["I moved to Ponta Delgada."]).status.value == "active"
     store.close()
+
+
+def test_previous_message_is_the_newest_of_that_role_and_speaker_before_a_moment(tmp_path: Path) -> None:
+    from datetime import datetime, timedelta, timezone
+
+    from engram_core.core.model import Message
+
+    store, t0 = SqliteStore(tmp_path / "a.sqlite"), datetime(2026, 3, 1, tzinfo=timezone.utc)
+    said = [("m1", "user", None, 0), ("m2", "assistant", None, 1), ("m3", "user", "Caroline", 2),
+            ("m4", "user", None, 3), ("m5", "user", None, 9)]
+    for mid, role, speaker, hours in said:
+        at = t0 + timedelta(hours=hours)
+        store.insert_message(Message(mid, role, "s1", f"text {mid}", at, at, None, speaker))
+    found = store.previous_message("user", None, t0 + timedelta(hours=5))
+    assert found is not None and found.id == "m4"
+    assert store.previous_message("user", "Caroline", t0 + timedelta(hours=5)).id == "m3"
+    assert store.previous_message("assistant", None, t0 + timedelta(hours=1)) is None  # strictly before
+    assert store.previous_message("user", None, t0) is None

@@ -122,9 +122,9 @@ class WriteLockProbe:
             other.close()
         self.probed.append(method)
 
-    def assess(self, text, speaker, occurred_at):
+    def assess(self, text, speaker, occurred_at, earlier=""):
         self._probe("assess")
-        return self.inner.assess(text, speaker, occurred_at)
+        return self.inner.assess(text, speaker, occurred_at, earlier)
 
     def adjudicate(self, new_fact, candidates):
         self._probe("adjudicate")

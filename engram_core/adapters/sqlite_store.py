@@ -161,6 +161,12 @@ class SqliteStore(UsageRows, StaleReviewRows, ExchangeRows, WorkingFileRows, Rec
             sql, args = sql + " WHERE session_id = ?", (session_id,)
         return rows.each(self.conn.execute(sql + " ORDER BY occurred_at, rowid", args), rows.message_from_row)
 
+    def previous_message(self, role: str, speaker: str | None, before: datetime) -> Message | None:
+        found = self.conn.execute(
+            "SELECT * FROM messages WHERE role = ? AND speaker IS ? AND occurred_at < ? "
+            "ORDER BY occurred_at DESC, rowid DESC LIMIT 1", (role, speaker, to_storage(before))).fetchone()
+        return rows.message_from_row(found) if found is not None else None
+
     # -- memories ---------------------------------------------------------
     def insert_memory(self, memory: Memory) -> None:
         rows.insert(self.conn, "memories", rows.memory_params(memory))

@@ -56,9 +56,11 @@ class LLM(Protocol):
 
     model_id: str
 
-    def assess(self, text: str, speaker: str, occurred_at: datetime) -> str:
+    def assess(self, text: str, speaker: str, occurred_at: datetime, earlier: str = "") -> str:
         """JSON: {"importance": 0..1, "facts": [{subject, predicate, object,
-        statement, kind, importance, cardinality, negated, critical}]}."""
+        statement, kind, importance, cardinality, negated, critical}]}.
+        ``earlier``, the speaker's previous message, only tells whom "he" or "she"
+        means; no fact is read from it."""
         ...
 
     def adjudicate(self, new_fact: FactDraft, candidates: Sequence[Belief]) -> str:
@@ -139,6 +141,10 @@ class MessageStore(Protocol):
 
     def messages(self, session_id: str | None = None) -> list[Message]:
         """In the order they occurred."""
+        ...
+
+    def previous_message(self, role: str, speaker: str | None, before: datetime) -> Message | None:
+        """The newest message of this role and speaker that occurred before ``before``."""
         ...
 
     def redact_message(self, message_id: str, replacement: str) -> None: ...

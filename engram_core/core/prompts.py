@@ -117,8 +117,11 @@ def _system_and_user(system: str, user: str) -> list[Message]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def assess_messages(text: str, speaker: str, occurred_at: datetime) -> list[Message]:
+def assess_messages(text: str, speaker: str, occurred_at: datetime, earlier: str = "") -> list[Message]:
     user = f"Speaker: {escape_data(speaker)}\nSaid at: {occurred_at.isoformat()}\nMessage:\n{data_block(text)}"
+    if earlier:
+        user += ("\nThe speaker's previous message, only to tell whom he, she or they means; "
+                 f"extract nothing from it:\n{data_block(earlier)}")
     return _system_and_user(ASSESS_SYSTEM, user)
 
 

@@ -95,8 +95,8 @@ class QwenLLM:
         self._tokens = tokens or default_token_counter()
 
     # -- the LLM port ---------------------------------------------------------------------
-    def assess(self, text: str, speaker: str, occurred_at: datetime) -> str:
-        return self._bookkeep(CallPurpose.EXTRACT, prompts.assess_messages(text, speaker, occurred_at),
+    def assess(self, text: str, speaker: str, occurred_at: datetime, earlier: str = "") -> str:
+        return self._bookkeep(CallPurpose.EXTRACT, prompts.assess_messages(text, speaker, occurred_at, earlier),
                               prompts.AssessShape)
 
     def adjudicate(self, new_fact: FactDraft, candidates: Sequence[Belief]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -39,8 +40,20 @@ class WriteLog:
         return WriteResult(message, tuple(self.memories), tuple(self.beliefs), tuple(self.events))
 
 
-def assess(rt: Runtime, text: str, speaker: str, occurred_at: datetime) -> Assessment:
-    return parse_assessment(rt.llm.assess(text, speaker, occurred_at), DEFAULT_IMPORTANCE)
+def assess(rt: Runtime, text: str, speaker: str, occurred_at: datetime, earlier: str = "") -> Assessment:
+    return parse_assessment(rt.llm.assess(text, speaker, occurred_at, earlier), DEFAULT_IMPORTANCE)
+
+
+_HE_OR_SHE = re.compile(r"\b(?:he|she|he's|she's|hes|shes|him|his|her)\b", re.I)
+
+
+def _earlier(rt: Runtime, obs: Observation, at: datetime) -> str:
+    """The speaker's previous message when this one says "he" or "she" (whom it means may be named
+    there: "my daughter plays violin", then "she quit violin"); empty otherwise, with no store read."""
+    if _HE_OR_SHE.search(obs.text) is None:
+        return ""
+    previous = rt.store.previous_message(obs.role, obs.speaker, at)
+    return previous.text if previous is not None else ""
 
 
 def new_memory(rt: Runtime, *, kind: MemoryKind, text: str, importance: float, at: datetime,
@@ -270,7 +283,8 @@ def observe(rt: Runtime, obs: Observation) -> WriteResult:
     now = rt.now()
     at = obs.occurred_at or now
     speaker = obs.speaker or obs.role
-    assessment = assess(rt, obs.text, speaker, at) if obs.role == "user" else Assessment(importance=0.0)
+    assessment = assess(rt, obs.text, speaker, at, _earlier(rt, obs, at)) if obs.role == "user" \
+        else Assessment(importance=0.0)
     facts = [_apply_override(f, obs) for f in assessment.facts]
     texts = [_episode_text(obs)] + [f.statement for f in facts]
     # Only user messages become memories: an assistant turn is stored as a message, never embedded (a paid call).

@@ -234,12 +234,25 @@ def _decide(rt: Runtime, view: BeliefView, draft: FactDraft, vector: np.ndarray)
     return draft, vector, {held.id: Verdict.SUPERSEDE}, [held], AdjudicationPath.EXACT
 
 
+def _said_of_the_retired(rt: Runtime, decision: Decision) -> Decision:
+    """"I quit football" read as leaving an employer retires the hobby "football" it names: the negation
+    then speaks of what it retired ("No longer so: The user plays football."), not of a job that never was."""
+    draft, vector, verdicts, candidates, path = decision
+    retired = [b for b in candidates if verdicts.get(b.id) is Verdict.SUPERSEDE]
+    predicates = {b.predicate for b in retired}
+    if not (draft.negated and draft.tentative and len(predicates) == 1) or draft.predicate in predicates:
+        return decision
+    old = retired[0]
+    said = replace(draft, predicate=old.predicate, object=old.object, statement=f"No longer so: {old.statement}")
+    return said, rt.embed([said.statement])[0], verdicts, candidates, path
+
+
 def plan_fact(rt: Runtime, view: BeliefView, draft: FactDraft, vector: np.ndarray, source: Message,
               now: datetime) -> FactPlan:
     draft = resolve_subject(draft, view.current("user"))
     if already_known(rt, draft, source):
         return FactPlan(draft, vector, source, AdjudicationPath.KNOWN, (), (), None)
-    draft, vector, verdicts, candidates, path = _decide(rt, view, draft, vector)
+    draft, vector, verdicts, candidates, path = _said_of_the_retired(rt, _decide(rt, view, draft, vector))
     if draft.predicate == CORRECTION:  # corrects nothing held: the episode is kept, no belief made
         return FactPlan(draft, vector, source, path, (), (), None)
     belief = None if ledger.makes_no_belief(draft, verdicts) else _new_belief(rt, draft, source, now)

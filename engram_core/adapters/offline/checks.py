@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from engram_core.adapters.offline.lexicon import (
-    LANGUAGES, NON_OCCUPATIONS, NOT_NAMES, OCCUPATION_SUFFIX, OCCUPATIONS, TECH_SKILLS, words,
+    LANGUAGES, NATIONALITIES, NON_OCCUPATIONS, NOT_NAMES, OCCUPATION_SUFFIX, OCCUPATIONS, TECH_SKILLS, words,
 )
 
 Check = Callable[[str], bool]
@@ -28,7 +28,7 @@ _NAMES_ENDING_IN_Y = frozenset("amy lucy andy emily bobby sally molly billy jimm
 def could_be_a_name(obj: str) -> bool:
     """Not a word for a state or an activity: "I'm Tired", "I'm Starving", "I'm Lisbon-based"."""
     first = obj.split()[0].lower()
-    if first in NOT_NAMES:
+    if first in NOT_NAMES or (first in NATIONALITIES and len(obj.split()) == 1):  # "he is Bulgarian"
         return False
     return first in _NAMES_ENDING_IN_Y or _STATE_SUFFIX.search(first) is None
 

@@ -23,7 +23,7 @@ from engram_core.adapters.offline.attributes import attribute_fact, bare_correct
 from engram_core.adapters.offline.switches import correction_of, switch
 from engram_core.adapters.offline.objects import clean_object, list_items, usable_object
 from engram_core.adapters.offline.renames import rename_facts
-from engram_core.adapters.offline.scope import Person, Placed, Scope, place, skip_reason, with_subject
+from engram_core.adapters.offline.scope import NOBODY_NAMED, Person, Placed, Scope, place, skip_reason, with_subject
 from engram_core.core.chattext import normalise_chat, without_quotes
 from engram_core.core.model import FactDraft
 
@@ -287,10 +287,16 @@ def _unnamed(facts: list[FactDraft], naming: list[FactDraft]) -> list[FactDraft]
     return [d for d in facts if not (d.predicate == "name" and normalise(d.object) in names)]
 
 
+_FIELD_LABEL = re.compile(r"^\s*(?:my\s+)?(?:current\s+|new\s+|all[- ]time\s+)?" + hp.FAVOURED
+                          + r"\s+[\w-]+(?:\s+[\w-]+)?\s*$", re.I)
+
+
 def _clauses(sentence: str) -> list[tuple[str, str]]:
     """(text before the clause, clause) pairs, so a leading "Actually," still counts as a cue."""
     pieces, start = [], 0
     for brk in _CLAUSE_BREAK.finditer(sentence):
+        if brk.group(0).startswith(":") and _FIELD_LABEL.match(sentence[start:brk.start()]):
+            continue  # "Favourite show: The Office": a label and its value, one clause
         pieces.append((sentence[:start], sentence[start:brk.start()]))
         start = brk.end()
     pieces.append((sentence[:start], sentence[start:]))
@@ -322,20 +328,37 @@ def _renames(sentence: str, subject: str, display: str, lowercase: bool) -> list
 def _carried_subject(clause: str, before: Placed | None) -> Placed | None:
     """"sis qualified as a pharmacist n moved to Lloyds": a clause with its subject left out goes on
     about whoever the sentence's previous clause was about."""
-    if before is None or before.scope is not Scope.OTHER or before.person is None:
+    if before is None or (before.scope is not Scope.OTHER and before.reason != NOBODY_NAMED):
         return None
     text = with_subject(clause)
     if text == clause:
         return None
+    if before.person is None:  # "she quit violin and started cello", nobody named: not the user's either
+        return Placed(Scope.SKIP, text, reason=NOBODY_NAMED)
     why = skip_reason(text)
     return Placed(Scope.SKIP, text, before.person, why) if why else Placed(Scope.OTHER, text, before.person)
 
 
-def extract_facts(text: str, subject: str = "user", display: str = "The user") -> tuple[FactDraft, ...]:
-    """Personal facts stated in ``text``, in order, one per (subject, predicate, object)."""
+def last_person(text: str) -> Person | None:
+    """The person the text names last: whom a "she" opening the next message means (no fact is read)."""
+    last: Person | None = None
+    for sentence in sentences(text):
+        before: Placed | None = None
+        for _, said in _clauses(sentence):
+            clause = _disclosure_removed(said)
+            placed = _carried_subject(clause, before) or place(clause, last)
+            last, before = placed.person or last, placed
+    return last
+
+
+def extract_facts(text: str, subject: str = "user", display: str = "The user",
+                  earlier: str = "") -> tuple[FactDraft, ...]:
+    """Personal facts stated in ``text``, in order, one per (subject, predicate, object); ``earlier``, the
+    speaker's previous message, only says whom a "he" or "she" before any name in ``text`` means."""
     drafts: dict[tuple[str, str, str], FactDraft] = {}
-    last: Person | None = None  # the person "he" or "she" refers to
+    last: Person | None = last_person(earlier) if earlier else None  # the person "he" or "she" refers to
     lowercase = text == text.lower()
+    unclaimed: list[str] = []  # the user's own clauses that stated nothing
     for sentence in sentences(text):
         said_values = {normalise(d.object) for d in drafts.values()}
         before: Placed | None = None  # the sentence's previous clause
@@ -343,8 +366,11 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user") -
             clause = _disclosure_removed(said)
             placed = _carried_subject(clause, before) or place(clause, last)
             last, before = placed.person or last, placed
-            for draft in _placed_facts(clause, placed, _Context(subject, display, f"{lead} {clause}", lowercase)):
+            stated = _placed_facts(clause, placed, _Context(subject, display, f"{lead} {clause}", lowercase))
+            for draft in stated:
                 drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)
+            if placed.scope is Scope.USER and not stated:
+                unclaimed.append(said)
         found = {normalise(d.object) for d in drafts.values()} - said_values
         for draft in _renames(sentence, subject, display, lowercase):  # a rename unless a clause rule said it
             if draft.predicate == "allergy" or normalise(draft.object) not in found:
@@ -353,6 +379,9 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user") -
         drafts.setdefault((after.subject, after.predicate, normalise(after.object)), after)
     if not drafts and subject == "user":
         return _bare_update(text, display)
+    if subject == "user" and unclaimed and not any(d.subject == subject for d in drafts.values()):
+        # only others' facts: the user's own words may still give a held value anew ("Is Dimitar, he is Bulgarian")
+        return (*_bare_update(". ".join(unclaimed), display), *drafts.values())
     switched = left_for_later(text, display) if subject == "user" else None
     if switched is not None and not any(d.replaces for d in drafts.values()):
         old = normalise(switched.replaces or "")

@@ -21,7 +21,13 @@ NATIONALITIES = words(
     "turkish chinese japanese korean indian pakistani brazilian mexican argentinian argentine colombian "
     "chilean peruvian nigerian kenyan egyptian moroccan israeli iranian vietnamese thai filipino indonesian "
     "czech hungarian romanian cuban venezuelan ghanaian ethiopian lebanese syrian saudi singaporean "
-    "malaysian bangladeshi nepali azorean jewish muslim catholic buddhist hindu")
+    "malaysian bangladeshi nepali azorean jewish muslim catholic buddhist hindu bulgarian serbian croatian "
+    "slovak slovenian bosnian albanian macedonian lithuanian latvian estonian icelandic belarusian moldovan "
+    "georgian armenian azerbaijani kazakh uzbek afghan iraqi jordanian emirati qatari kuwaiti omani yemeni "
+    "tunisian algerian libyan sudanese somali ugandan tanzanian rwandan zambian zimbabwean "
+    "senegalese cameroonian ivorian angolan mozambican taiwanese mongolian cambodian burmese "
+    "laotian jamaican trinidadian ecuadorian bolivian uruguayan "
+    "paraguayan guatemalan honduran salvadoran nicaraguan panamanian cypriot maltese luxembourger")
 LANGUAGES = words(
     "english portuguese spanish french german italian dutch russian mandarin chinese cantonese japanese "
     "korean arabic hindi bengali urdu turkish greek polish swedish norwegian danish finnish hebrew "
@@ -115,6 +121,13 @@ REL_ALIASES = {"mom": "mother", "mum": "mother", "mommy": "mother", "mama": "mot
                "grandad": "grandfather", "granddad": "grandfather", "kid": "child", "kids": "children",
                "grandkids": "grandchildren", "fiancée": "fiance", "fiancé": "fiance", "fiancee": "fiance",
                "hubby": "husband", "puppy": "dog", "kitten": "cat", "bunny": "rabbit"}
+# What one plays, learns or does for its own sake: "started cello", "took up bouldering".
+PASTIMES = words("piano guitar violin viola cello bass drums flute clarinet saxophone sax trumpet trombone harp "
+                 "ukulele banjo accordion keyboard singing football soccer rugby cricket tennis badminton squash "
+                 "basketball volleyball netball hockey baseball golf chess yoga pilates karate judo boxing kickboxing "
+                 "fencing archery rowing surfing skating skiing snowboarding climbing bouldering dancing ballet salsa "
+                 "tango swimming running cycling hiking knitting crochet pottery painting drawing photography "
+                 "gardening baking woodworking sewing coding gymnastics athletics triathlon crossfit")
 PETS = words("dog cat rabbit hamster parrot horse fish turtle tortoise snake lizard bird ferret gecko "
              "dogs cats pets rabbits")
 

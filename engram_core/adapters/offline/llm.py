@@ -41,9 +41,9 @@ class OfflineLLM:
 
     model_id = "offline-heuristic-v1"
 
-    def assess(self, text: str, speaker: str, occurred_at: datetime) -> str:
+    def assess(self, text: str, speaker: str, occurred_at: datetime, earlier: str = "") -> str:
         who = subject_for(speaker)
-        facts = heuristics.extract_facts(text, *who) if who else ()
+        facts = heuristics.extract_facts(text, *who, earlier=earlier) if who else ()
         importance = judge.score_importance(text)
         return json.dumps({"importance": importance, "facts": [draft_to_json(f) for f in facts]})
 

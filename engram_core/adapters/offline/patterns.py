@@ -293,7 +293,7 @@ _PREFERENCES = (
                                 r"(?:now\s+)?" + OBJ),
          template=FAVOURITE),
     # "Favourite band these days is Radiohead.": the "my" left out at the start of a message.
-    Rule("prefers_{topic}", _rx(r"^(?:current\s+|new\s+|all[- ]time\s+)?" + FAVOURED
+    Rule("prefers_{topic}", _rx(r"^(?:my\s+)?(?:current\s+|new\s+|all[- ]time\s+)?" + FAVOURED
                                 + r"\s+(?P<topic>[\w-]+(?:\s+[\w-]+)?)(?:\s+" + HEDGE
                                 + r")?(?:\s+(?:is|are)\s+(?:now\s+)?|:\s*)" + OBJ),
          template=FAVOURITE, first_person=False),

@@ -15,9 +15,11 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from engram_core.adapters.offline.checks import could_be_a_name
 from engram_core.adapters.offline.lexicon import REL_ALIASES
 
 USER = "user"
+NOBODY_NAMED = "nobody named for he/she"
 
 
 class Scope(str, Enum):
@@ -133,7 +135,10 @@ _NOT_PEOPLE_NAMES = frozenset(
 # "'s" after a person is "is" when a place, state or verb follows, else it is a possessive.
 _IS_FOLLOWERS = re.compile(r"^(?:in|at|a|an|the|from|on|not|no|now|still|back|home|going|moving|living|working|"
                            r"studying|teaching|coordinating|retired|married|pregnant|vegan|vegetarian|a\b|"
-                           r"\w+ing\b|been|got|into|obsessed|off|out|over|with|also|just|finally|really|always)",
+                           r"\w+ing\b|been|got|into|obsessed|off|out|over|with|also|just|finally|really|always|"
+                           # a participle: "my sister's based in Leeds", "my son's moved to Leeds"; not "bed"
+                           r"(?!(?:bed|shed|sled|red|need|seed|speed|breed|feed|weed|creed)\b)\w+ed\b|gone|"
+                           r"become|taken|quit|left|started|joined|done|given)",
                            re.I)
 
 
@@ -199,6 +204,12 @@ def first_person(rest: str, contraction: str | None = None) -> str:
     return text
 
 
+# A role one person holds at a time, said to have a new holder: "my new manager is Tom" names him for sure.
+_NEW_HOLDER = re.compile(r"^" + _LEAD_FILLERS + r"(?:my|our)\s+new\s+(?:boss|manager|doctor|gp|therapist|landlord|"
+                         r"landlady|coach|teacher)\b", re.I)
+_IS_NAME = re.compile(r"^(?:is|'s)\s+(?:now\s+)?(?P<name>(?-i:[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?))\s*(?:$|[,.!])")
+
+
 def _relation_clause(clause: str) -> tuple[Person, str] | None:
     m = _POSSESSIVE_OF.match(clause)
     if m:  # "The hobby of my husband is fishing" -> the husband's "my hobby is fishing"
@@ -210,6 +221,9 @@ def _relation_clause(clause: str) -> tuple[Person, str] | None:
     if re.match(r"and\s+I\b", m.group("rest"), re.I):
         return None  # "My husband and I live in Braga" is the user's own
     person, rest = person_for(m.group("rel"), None), m.group("rest")
+    if _NEW_HOLDER.match(clause) and not m.group("poss") and (named := _IS_NAME.match(rest)) \
+            and could_be_a_name(named.group("name")):
+        return person, f"my name is {named.group('name')}"  # "my new manager is Tom": the role has a new holder
     if m.group("poss") and not m.group("name") and not _IS_FOLLOWERS.match(rest):
         return person, "my " + rest  # "my mom's favourite flower is ..." -> "my favourite flower is ..."
     return person, first_person(rest, "'s" if m.group("poss") else None)
@@ -310,7 +324,7 @@ def place(clause: str, last: Person | None) -> Placed:
     if other is not None:
         person, text = other
         if person is None:
-            return Placed(Scope.SKIP, clause, reason="nobody named for he/she")
+            return Placed(Scope.SKIP, clause, reason=NOBODY_NAMED)
         why = skip_reason(text)
         return Placed(Scope.SKIP, clause, person, why) if why else Placed(Scope.OTHER, text, person)
     text = with_subject(clause)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from engram_core.adapters.offline.checks import capitalised
+from engram_core.adapters.offline.lexicon import PASTIMES
 from engram_core.adapters.offline.patterns import (
     ADV, DIETS, FACT, I_, I_VE, IM, MANY, OBJ, ONE, WE, PredicateSpec, Rule, name,
 )
@@ -114,6 +115,8 @@ _HOME = (
     Rule("lives_in", _rx(_BE + r"(?:now\s+)?(?:an?\s+)?(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+"
                          r"resident\b"), revision=True),
     Rule("lives_in", _rx(r"\bresident\s+of\s+" + OBJ), check=capitalised),
+    # "We're Cardiff-based now": where one is based, said to have changed.
+    Rule("lives_in", _rx(_BE + r"(?:now\s+)?" + name() + r"-based\b(?=.*\b(?:now|these\s+days)\b)"), revision=True),
     Rule("lives_in", _rx(WE + r"been\s+(?:living\s+)?in\s+" + OBJ + r"(?=\s+since\s+(?:the\s+)?(?:spring|summer|autumn|"
                          r"fall|winter|january|february|march|april|may|june|july|august|september|october|november|"
                          r"december|last\s+(?:month|year|spring|summer|autumn|fall|winter)|\d{4})\b)"),
@@ -218,6 +221,9 @@ _CAR_MAKES = (r"(?:tesla|toyota|honda|ford|bmw|audi|vw|volkswagen|kia|hyundai|ni
 _CAR_END = r"(?=\s*(?:$|[,.;!]|\s+(?:and|but|because|so|last|this|yesterday|today|now|on|in|for|lol|haha)\b))"
 
 _PEOPLE_AND_DIETS = (
+    # "I'm driving a Tesla now": the car driven these days.
+    Rule("drives", _rx(IM + r"(?:now\s+)?driving\s+(?:a|an|the|my|our)\s+(?:(?:new|used|electric)\s+)*(?P<obj>"
+                       + _CAR_MAKES + r"\b(?:\s+[\w-]+){0,2}?)" + _CAR_END), revision=True),
     Rule("drives", _rx(I_VE + r"(?:have\s+)?(?:got|bought|leased|picked\s+up)\s+(?:a|an|the|my|our)\s+"
                        r"(?:(?:new|used|second-hand|secondhand|brand\s+new|electric)\s+)*(?P<obj>" + _CAR_MAKES
                        + r"\b(?:\s+[\w-]+){0,2}?)" + _CAR_END), revision=True),
@@ -252,6 +258,12 @@ _PEOPLE_AND_DIETS = (
          first_person=False),
     # "took up climbing", "joined the robotics club": a pastime begun; "hung up my rugby boots": one ended.
     Rule("hobby", _rx(I_VE + r"(?:have\s+)?(?:taken|took)\s+up\s+" + OBJ)),
+    # "started cello", "started playing the drums": a pastime of the lexicon begun.
+    Rule("hobby", _rx(I_VE + r"(?:have\s+)?(?:started|began|begun)\s+"
+                      r"(?:(?:playing|learning|doing|practising|practicing)\s+)?"
+                      r"(?:the\s+)?(?P<obj>" + "|".join(sorted(PASTIMES, key=len, reverse=True)) + r")\b"
+                      r"(?=\s*(?:$|[,.;!]|(?:and|but|so|again|lessons?|classes|class|last|this|on|in|at|every|now|recently|too|"
+                      r"as\s+well|instead|lol|haha|after|since|with\s+(?:my|a|the))\b))")),
     Rule("hobby", _rx(I_VE + r"(?:have\s+)?joined\s+(?:the|a|an)\s+(?P<obj>(?:[\w-]+\s+){0,3}?(?:club|choir|"
                       r"orchestra|society|league|troupe|ensemble))\b")),
     Rule("hobby", _rx(I_VE + r"(?:have\s+)?hung\s+up\s+my\s+(?P<obj>[\w-]+)\s+(?:boots|gloves|skates|racket|racquet|"
@@ -264,6 +276,10 @@ _PEOPLE_AND_DIETS = (
                       r"finished\s+with|gone\s+(?:right\s+)?off|lost\s+(?:all\s+)?interest\s+in|grew\s+out\s+of|grown\s+out\s+of)\s+"
                       + OBJ), negated=True, revision=True, tentative=True),
     Rule("likes", _rx(r"\bno\s+more\s+" + OBJ), negated=True, revision=True, tentative=True, first_person=False),
+    # "Sushi's off the menu for me now": a food or drink given up, the thing named first.
+    Rule("likes", _rx(r"^(?:(?:so|and|well|sadly|honestly)\s+)*(?P<obj>[\w' -]+?)(?:'s|\s+is|\s+are)\s+(?:now\s+)?"
+                      r"off\s+the\s+menu(?:\s+for\s+(?:me|us))?(?:\s+now)?\s*[.!]*$"),
+         negated=True, revision=True, tentative=True, first_person=False),
     Rule("likes", _rx(I_VE + r"(?:have\s+)?(?:gave\s+up|given\s+up|quit|cut\s+out|ditched|dropped|kicked|"
                       r"stopped(?:\s+(?:drinking|eating|having|buying|watching|playing))?)\s+" + OBJ),
          negated=True, revision=True, tentative=True,
