@@ -210,3 +210,51 @@ def test_a_correction_beside_anothers_fact_still_corrects(engine, clock):
                          "Excuse me, I wrote wrong. Is Dimitar, he is Bulgarian, not Russian.")
     assert held[("user", "family_husband")] == [("Dmitri", False), ("Dimitar", True)]
     assert held[("husband", "nationality")] == [("Bulgarian", True)]
+
+
+# -- a diet broken, a partner left, a home said by its kind, freelance work -------------------------
+
+@pytest.mark.parametrize(("diet", "eating"), [
+    ("I am vegetarian since ten years.", "Now I eat also chicken, my doctor say I need more protein."),
+    ("I'm vegan.", "I eat eggs again."),
+])
+def test_eating_what_a_diet_leaves_out_ends_the_diet(engine, clock, diet, eating):
+    held = beliefs_after(engine, clock, diet, eating)
+    assert not any(current for _, current in held[("user", "diet")])
+
+
+@pytest.mark.parametrize(("diet", "eating"), [
+    ("I'm pescatarian.", "I eat salmon twice a week."),
+    ("I'm vegetarian.", "I eat lots of lentils."),
+])
+def test_eating_what_a_diet_allows_keeps_it(engine, clock, diet, eating):
+    assert [current for _, current in beliefs_after(engine, clock, diet, eating)[("user", "diet")]] == [True]
+
+
+@pytest.mark.parametrize(("before", "after", "slot", "new", "old"), [
+    ("I'm pescatarian.", "Cut out fish too, fully vegetarian as of this month.", "diet", "vegetarian",
+     "pescatarian"),
+    ("I work at the council.", "I'm freelance these days.", "works_at", "freelance", "the council"),
+    ("I live in Cork.", "I'm in a flat in Limerick now.", "lives_in", "Limerick", "Cork"),
+    ("I live in York.", "Got my own flat in Leeds finally!", "lives_in", "Leeds", "York"),
+])
+def test_a_change_said_by_kind_or_label_replaces_the_old_value(engine, clock, before, after, slot, new, old):
+    held = beliefs_after(engine, clock, before, after)[("user", slot)]
+    assert (new, True) in held and (old, False) in held
+
+
+def test_a_relative_in_a_care_home_now_has_moved(engine, clock):
+    held = beliefs_after(engine, clock, "My dad lives in Cork.", "Dad's in a care home in Limerick now.")
+    assert held[("father", "lives_in")] == [("Cork", False), ("Limerick", True)]
+
+
+def test_a_partner_divorced_is_no_longer_one_and_a_bill_split_says_nothing(engine, clock):
+    held = beliefs_after(engine, clock, "My wife is called Ana.", "Ana and I divorced last year.",
+                         "Ana and I split the bill.")
+    assert held[("user", "family_wife")] == [("Ana", False)]
+
+
+def test_a_correction_that_says_make_that_replaces_the_time(engine, clock):
+    held = beliefs_after(engine, clock, "The meeting is at 7pm on Friday.", "make that 8pm, traffic")
+    assert [current for value, current in held[("user", "scheduled")] if "8pm" in value] == [True]
+    assert [current for value, current in held[("user", "scheduled")] if "7pm" in value] == [False]

@@ -101,8 +101,29 @@ _OPPOSITES = {"avoids_food": ("eats", "likes"), "dislikes": ("likes",), "likes":
               "eats": ("avoids_food",)}
 
 
+_MEAT = frozenset("meat meats chicken beef pork lamb bacon ham steak steaks turkey sausage sausages burger burgers "
+                  "mince veal duck venison chorizo salami pepperoni".split())
+_FISH = frozenset("fish salmon tuna cod seafood prawn prawns shrimp sushi sardines anchovies mussels oysters "
+                  "crab lobster".split())
+_ANIMAL = frozenset("dairy cheese milk eggs egg butter yoghurt yogurt cream honey".split())
+# What each diet leaves out: eating it now ends the diet ("Now I eat chicken again" after "I'm vegetarian").
+_DIET_LEAVES_OUT = {"vegetarian": _MEAT | _FISH, "veggie": _MEAT | _FISH, "pescatarian": _MEAT,
+                    "pescetarian": _MEAT, "vegan": _MEAT | _FISH | _ANIMAL, "plant-based": _MEAT | _FISH | _ANIMAL,
+                    "plant based": _MEAT | _FISH | _ANIMAL, "dairy-free": frozenset({"dairy", "cheese", "milk",
+                                                                                   "butter", "cream"})}
+
+
+def _breaks_diet(draft: FactDraft, belief: Belief) -> bool:
+    left_out = _DIET_LEAVES_OUT.get(normalise_value(belief.object))
+    return (draft.predicate == "eats" and belief.predicate == "diet" and left_out is not None
+            and bool(value_words(draft.object) & left_out))
+
+
 def _opposite(draft: FactDraft, belief: Belief) -> bool:
-    """"can't stand The Office" ends "likes The Office" and the favourite show "The Office" alike."""
+    """"can't stand The Office" ends "likes The Office" and the favourite show "The Office" alike;
+    eating chicken ends being vegetarian."""
+    if not draft.negated and _breaks_diet(draft, belief):
+        return True
     opposed = belief.predicate in _OPPOSITES.get(draft.predicate, ()) or (
         draft.predicate == "dislikes" and belief.predicate.startswith("prefers_"))
     return not draft.negated and opposed and values_overlap(draft.object, belief.object)

@@ -77,7 +77,7 @@ def attribute_fact(clause: str, subject: str, display: str) -> FactDraft | None:
 _CORRECTION_OPENING = re.compile(
     r"^\W*(?:(?:lol|haha|ugh|oh|hmm|wait|no|nope|sorry|sry|oops|whoops|nvm|never\s*mind|actually|correction|"
     r"typo|my\s+bad|excuse\s+me|i\s+mean|i\s+meant|scratch\s+that|i\s+wrote\s+(?:it\s+)?wrong|turns\s+out|"
-    r"i\s+got\s+it\s+wrong)\b[\s,.:!-]*)+", re.I)
+    r"i\s+got\s+it\s+wrong|make\s+(?:that|it))\b[\s,.:!-]*)+", re.I)
 # What may stand between the opening and the new value: "its", "it's", "is not 15, is", "ends in".
 _LEAD_IN = re.compile(
     r"^(?:(?:it's|its|it\s+is|it\s+was|is|that's|thats|should\s+be|make\s+that|the\s+right\s+one\s+is|"

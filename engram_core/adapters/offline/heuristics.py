@@ -42,8 +42,8 @@ _CLAUSE_BREAK = re.compile(
     r"|,\s+(?=(?:I|I'm|I've|Im|my|we|we're|our|where|what|who|when|why|how|do|does|did|can|could|is|are|"
     r"also|actually|btw|oh|anyway|please|he|she|he's|she's|now|here|today|nowadays|currently|these days|so|"
     r"got|started|joined|moved|switched|left|quit|went|became|landed|bought|picked|prefer|just|vegetarian|vegan|"
-    r"pescatarian|"
-    r"keto|paleo)\b)",
+    r"pescatarian|gone|"
+    r"keto|paleo|(?:fully|completely|totally|strictly)\s+(?=" + hp.DIETS + r"))\b)",
     re.I)
 # "Did I tell you ..." and "just so you know ..." introduce a statement, not a question.
 _DISCLOSURE = re.compile(
@@ -291,12 +291,17 @@ _FIELD_LABEL = re.compile(r"^\s*(?:my\s+)?(?:current\s+|new\s+|all[- ]time\s+)?"
                           + r"\s+[\w-]+(?:\s+[\w-]+)?\s*$", re.I)
 
 
+_NAME_AND_I = re.compile(r"^\s*(?-i:[A-Z][a-z'-]+)\s+and\s+I\b", re.I)
+
+
 def _clauses(sentence: str) -> list[tuple[str, str]]:
     """(text before the clause, clause) pairs, so a leading "Actually," still counts as a cue."""
     pieces, start = [], 0
     for brk in _CLAUSE_BREAK.finditer(sentence):
         if brk.group(0).startswith(":") and _FIELD_LABEL.match(sentence[start:brk.start()]):
             continue  # "Favourite show: The Office": a label and its value, one clause
+        if _NAME_AND_I.match(sentence[start:brk.end() + 2]):
+            continue  # "Ana and I divorced": one subject, one clause
         pieces.append((sentence[:start], sentence[start:brk.start()]))
         start = brk.end()
     pieces.append((sentence[:start], sentence[start:]))

@@ -357,7 +357,8 @@ _TIME_HOBBIES_SKILLS = (
                      r"[^,;!?]*)"), keep_time=True, check=dated),
     Rule("scheduled", _rx(I_ + r"have\s+(?P<obj>(?:meeting|appointment|interview|exam|flight|call|class|date)\s+"
                           r"(?:with|at|in|on|for)\b[^,;!?]*)"), keep_time=True, check=dated),
-    Rule("scheduled", _rx(r"^(?P<obj>(?:dentist|doctor|gp|meeting|appointment|interview|flight|exam|dinner|lunch)\b"
+    Rule("scheduled", _rx(r"^(?:the\s+|our\s+)?(?P<obj>(?:dentist|doctor|gp|meeting|appointment|interview|flight|exam|"
+                          r"dinner|lunch)\b"
                           r"[^,;!?]*?\b(?:on|at)\b[^,;!?]*)"), keep_time=True, check=dated, first_person=False),
     Rule("scheduled", _rx(IM + r"(?P<obj>(?:going|flying|travel(?:l)?ing|heading|driving|moving)\s+to\s+[^,;!?]+)"),
          keep_time=True, check=dated, template="{d} is {o}."),

@@ -113,8 +113,9 @@ _REL_SUBJECT = re.compile(
     r"(?:,?\s+(?-i:(?P<name>[A-Z][\w-]+)),?)?\s+(?P<rest>.+)$", re.I)
 # Chat drops the "my": "husband sold the civic", "Dad quit smoking" (a verb must follow).
 _BARE_REL_SUBJECT = re.compile(
-    r"^" + _LEAD_FILLERS + r"(?P<rel>" + _REL_WORDS + r")(?:'s(?=\s+(?:\w+ed|been|got|gone|finally|just|now)\b))?"
-    r"\s+(?P<rest>(?:\w+ed|sold|quit|left|got|went|took|made|"
+    r"^" + _LEAD_FILLERS + r"(?P<rel>" + _REL_WORDS + r")"
+    r"(?P<poss>'s(?=\s+(?:\w+ed|been|got|gone|finally|just|now|in|at|living|staying|back)\b))?"
+    r"\s+(?P<rest>(?:\w+ed|sold|quit|left|got|went|took|made|(?<='s\s)(?:in|at|living|staying|back)|"
     r"moved|lives|works|plays|is|has|was|says|said|told|just|finally|now)\b.*)$", re.I)
 # A bare name as a subject only with a verb that people do: "Quill is dead" names a product.
 _PERSON_VERBS = (r"(?:moved|relocated|lives|works|worked|joined|started|quit|left|graduated|studies|switched|"
@@ -217,7 +218,8 @@ def _relation_clause(clause: str) -> tuple[Person, str] | None:
     m = _REL_SUBJECT.match(clause)
     if m is None:
         bare = _BARE_REL_SUBJECT.match(clause)
-        return (person_for(bare.group("rel"), None), first_person(bare.group("rest"))) if bare else None
+        return (person_for(bare.group("rel"), None),
+                first_person(bare.group("rest"), "'s" if bare.group("poss") else None)) if bare else None
     if re.match(r"and\s+I\b", m.group("rest"), re.I):
         return None  # "My husband and I live in Braga" is the user's own
     person, rest = person_for(m.group("rel"), None), m.group("rest")
@@ -286,7 +288,7 @@ _ELIDED = re.compile(
     r"^(?:(?:just|finally|recently|also|so|and|ok|okay|officially|already|basically|literally|totally|kinda|"
     r"kind\s+of|sort\s+of|pretty\s+much|honestly|now|currently|still)\s+)*"
     r"(?P<verb>moved|relocated|started|joined|left|quit|went|got|became|switched|stopped|gave\s+up|picked\s+up|"
-    r"grew|lost|ditched|dropped|kicked|prefer|"
+    r"grew|lost|ditched|dropped|kicked|prefer|gone|"
     r"learned|learnt|bought|sold|adopted|retrained|transferred|handed|cut|landed|finished|retired|love|like|live|work|hate|enjoy|speak|play|"
     r"living|renting|working|based|settled|done\s+with|married|obsessed|(?:a\s+)?(?:big|huge|massive)"
     r"\s+fan|fan|into|not\s+into|over|off|back\s+on|back\s+to|no\s+longer|vegan|vegetarian|pescatarian|"

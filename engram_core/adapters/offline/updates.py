@@ -81,9 +81,14 @@ def _a_place(obj: str) -> bool:
 
 
 _HOME_KIND = (r"(?:(?:new|little|tiny|small|big|old|one-bed|two-bed|three-bed|\w+-bedroom|shared|rented)\s+)*"
-              r"(?:flat|house|apartment|place|room|studio|cottage|bedsit|home)")
+              r"(?:flat|house|apartment|place|room|studio|cottage|bedsit|home|care\s+home|nursing\s+home|"
+              r"retirement\s+home|retirement\s+village)")
 
 _HOME = (
+    # "I'm in a flat in Limerick now", "Dad's in a care home in Limerick now": a home said to be new.
+    Rule("lives_in", _rx(_BE + r"(?:now\s+)?in\s+(?:a|an|my|our|the)\s+" + _HOME_KIND + r"\s+(?:in|near|outside)\s+"
+                         r"(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))(?=\s+(?:now|these\s+days)\b)"),
+         revision=True),
     # "Renting in Dallas right now", "I've been renting a little flat in Turin since May".
     Rule("lives_in", _rx(r"\b(?:I|we)(?:'m|\s+am|m|'re|\s+are|'ve\s+been|\s+have\s+been)\s+" + ADV + r"renting\s+"
                          r"(?:(?:a|an|the|our|my)\s+(?:[\w-]+\s+){0,3}?(?:flat|house|apartment|place|room|studio|"
@@ -94,6 +99,8 @@ _HOME = (
     # "moved back in with my parents in Paisley", "got the keys to our new place in York".
     Rule("lives_in", _rx(I_VE + r"(?:have\s+)?moved\s+(?:back\s+)?in\s+with\s+(?:my|our)\s+[\w -]+?\s+in\s+" + OBJ),
          revision=True, check=capitalised),
+    Rule("lives_in", _rx(WE + r"got\s+(?:a|an|my|our)\s+(?:own\s+)?" + _HOME_KIND + r"\s+in\s+"
+                         r"(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\b(?!\s+for\b)"), revision=True),
     Rule("lives_in", _rx(WE + r"got\s+the\s+keys?\s+(?:to|for)\s+(?:our|my|the)\s+" + _HOME_KIND + r"\s+in\s+" + OBJ),
          revision=True, check=capitalised),
     # "New address: 22 Rua do Almada, Porto.": the town is the last part of the address.
@@ -143,6 +150,8 @@ _WORK = (
     # "Went freelance in January": working for oneself is the employer now.
     Rule("works_at", _rx(I_VE + r"(?:have\s+)?(?:went|gone|turned|became|am\s+now|'m\s+now)\s+"
                          r"(?P<obj>freelance|self-employed|self\s+employed)\b"), revision=True, template="{d} is {o}."),
+    Rule("works_at", _rx(IM + r"(?:now\s+)?(?P<obj>freelance|self-employed|self\s+employed)\b"
+                         r"(?=\s+(?:now|these\s+days|nowadays)\b)"), revision=True, template="{d} is {o}."),
     # "Still at Accenture, still tired.": where one still is, said alone, is where one works (tentatively).
     Rule("works_at", _rx(IM + r"still\s+(?:at|with)\s+" + _ORG + r"(?=\s*(?:[,.;!]|$))"), tentative=True,
          check=lambda o: not _school(o)),
@@ -221,6 +230,15 @@ _CAR_MAKES = (r"(?:tesla|toyota|honda|ford|bmw|audi|vw|volkswagen|kia|hyundai|ni
 _CAR_END = r"(?=\s*(?:$|[,.;!]|\s+(?:and|but|because|so|last|this|yesterday|today|now|on|in|for|lol|haha)\b))"
 
 _PEOPLE_AND_DIETS = (
+    # "Ana and I divorced last year", "I split up with Tom": the partner named is no longer one; the
+    # negation retires whichever held fact names them (a wife, a boyfriend), and no other.
+    Rule("relationship_status", _rx(r"(?:^|[,;]\s*)(?:so\s+|and\s+)?(?P<obj>(?-i:[A-Z][a-z'-]+))\s+and\s+I\s+"
+                                    r"(?:have\s+|'ve\s+)?(?:just\s+|finally\s+|officially\s+)?(?:divorced|got\s+divorced|"
+                                    r"split\s+up|split|broke\s+up|separated)\b"),
+         negated=True, revision=True, tentative=True, first_person=False),
+    Rule("relationship_status", _rx(I_VE + r"(?:have\s+)?(?:divorced|split\s+up\s+with|broke\s+up\s+with|"
+                                    r"separated\s+from|left)\s+(?P<obj>(?-i:[A-Z][a-z'-]+))\b"),
+         negated=True, revision=True, tentative=True),
     # "I'm driving a Tesla now": the car driven these days.
     Rule("drives", _rx(IM + r"(?:now\s+)?driving\s+(?:a|an|the|my|our)\s+(?:(?:new|used|electric)\s+)*(?P<obj>"
                        + _CAR_MAKES + r"\b(?:\s+[\w-]+){0,2}?)" + _CAR_END), revision=True),
@@ -254,7 +272,8 @@ _PEOPLE_AND_DIETS = (
     Rule("diet", _rx(r"^(?P<obj>(?:raw\s+|strict\s+)?" + DIETS + r")\s+here\b"), first_person=False),
     # Said alone: "Vegetarian, by the way.", "just regular vegan", "so fully veggie now".
     Rule("diet", _rx(r"^(?:(?:so|just|now|fully|full|regular|plain|normal|strictly)\s+)*(?P<obj>" + DIETS
-                     + r")(?:,?\s+(?:by\s+the\s+way|btw|fyi|now|these\s+days))?\s*[.!]*$"), revision=True,
+                     + r")(?:,?\s+(?:by\s+the\s+way|btw|fyi|now|these\s+days|(?:as\s+of|since|from)\s+"
+                     r"(?:this|last|the)?\s*\w+(?:\s+on)?))?\s*[.!]*$"), revision=True,
          first_person=False),
     # "took up climbing", "joined the robotics club": a pastime begun; "hung up my rugby boots": one ended.
     Rule("hobby", _rx(I_VE + r"(?:have\s+)?(?:taken|took)\s+up\s+" + OBJ)),
