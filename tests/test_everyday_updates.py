@@ -258,3 +258,17 @@ def test_a_correction_that_says_make_that_replaces_the_time(engine, clock):
     held = beliefs_after(engine, clock, "The meeting is at 7pm on Friday.", "make that 8pm, traffic")
     assert [current for value, current in held[("user", "scheduled")] if "8pm" in value] == [True]
     assert [current for value, current in held[("user", "scheduled")] if "7pm" in value] == [False]
+
+
+@pytest.mark.parametrize(("before", "after", "old"), [
+    ("I like jazz.", "Jazz doesn't do it for me anymore.", "jazz"),
+    ("I love running.", "My knees gave out so running's over for me.", "running"),
+])
+def test_a_liking_ended_in_a_set_phrase_is_no_longer_current(engine, clock, before, after, old):
+    assert (old, False) in beliefs_after(engine, clock, before, after)[("user", "likes")]
+
+
+def test_a_quantity_is_not_part_of_what_one_drinks(engine, clock):
+    held = beliefs_after(engine, clock, "I drink a lot of coffee.", "Switched to decaf.")
+    assert held[("user", "prefers_drink")] == [("coffee", False), ("decaf", True)]
+

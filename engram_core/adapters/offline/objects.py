@@ -8,6 +8,9 @@ _CUT = re.compile(
     r"\s+(?:because|'?cause|cuz|coz|since|but|so that|so|which|who|whom|where|while|whereas|although|though|unless|"
     r"until|if|"
     r"when|as I|as we|as it|with\s+(?:my|our|his|her|their))\b.*$", re.I)
+# "a lot of coffee": the coffee, not how much of it.
+_QUANTITY = re.compile(r"^(?:a\s+lot\s+of|lots\s+of|loads\s+of|plenty\s+of|tons\s+of|heaps\s+of|too\s+much|"
+                       r"so\s+much)\s+", re.I)
 _CUT_SINGLE = re.compile(r"\s*,.*$|\s+(?:and|&)\s+.*$", re.I)
 _CUT_BY_PREDICATE = {
     "job_title": re.compile(r"\s+(?:at|for|in|with|from|based|since)\s+.*$", re.I),
@@ -75,7 +78,7 @@ _KEEPS_COMMAS = frozenset({"address"})  # "42 Harbour Road, flat 3" is one value
 
 def clean_object(raw: str, predicate: str, *, single: bool, keep_time: bool = False) -> str:
     """The fact's object as the user wrote it, minus connectives, filler and punctuation."""
-    text = _CUT.sub("", raw.strip())
+    text = _QUANTITY.sub("", _CUT.sub("", raw.strip()))
     if predicate == "{rel}":
         text = re.sub(r"'s$", "", text)  # "my daughter Sara's birthday": the daughter is Sara
     if single and predicate not in _KEEPS_COMMAS:

@@ -295,6 +295,13 @@ _PEOPLE_AND_DIETS = (
                       r"finished\s+with|gone\s+(?:right\s+)?off|lost\s+(?:all\s+)?interest\s+in|grew\s+out\s+of|grown\s+out\s+of)\s+"
                       + OBJ), negated=True, revision=True, tentative=True),
     Rule("likes", _rx(r"\bno\s+more\s+" + OBJ), negated=True, revision=True, tentative=True, first_person=False),
+    # "Jazz doesn't do it for me anymore", "running's over for me": a liking ended, the thing named first.
+    Rule("likes", _rx(r"^(?:(?:so|and|but|well|sadly|honestly)\s+)*(?P<obj>[\w' -]+?)\s+(?:doesn't|does\s+not|don't|"
+                      r"do\s+not|no\s+longer)\s+(?:really\s+)?do(?:es)?\s+it\s+for\s+me\b"),
+         negated=True, revision=True, tentative=True, first_person=False),
+    Rule("likes", _rx(r"(?:^|[,;]\s*|\b(?:so|and|but|because|now)\s+)(?P<obj>[\w'-]+(?:\s+[\w'-]+){0,2}?)"
+                      r"(?:'s|\s+is|\s+are)\s+(?:now\s+)?over\s+for\s+me\b"),
+         negated=True, revision=True, tentative=True, first_person=False),
     # "Sushi's off the menu for me now": a food or drink given up, the thing named first.
     Rule("likes", _rx(r"^(?:(?:so|and|well|sadly|honestly)\s+)*(?P<obj>[\w' -]+?)(?:'s|\s+is|\s+are)\s+(?:now\s+)?"
                       r"off\s+the\s+menu(?:\s+for\s+(?:me|us))?(?:\s+now)?\s*[.!]*$"),
