@@ -19,6 +19,7 @@ from engram_core.adapters.offline import updates as hu
 from engram_core.adapters.offline.adjudicate import normalise
 from engram_core.adapters.offline.followons import follow_on
 from engram_core.adapters.offline.negation import CHANGE_NEGATIONS, PLAIN_NEGATIONS, Negation, without_negation
+from engram_core.adapters.offline.clauses import clauses
 from engram_core.adapters.offline.attributes import attribute_fact, bare_correction, left_for_later, renamed_value
 from engram_core.adapters.offline.switches import correction_of, switch
 from engram_core.adapters.offline.objects import clean_object, list_items, usable_object
@@ -31,20 +32,6 @@ from engram_core.core.model import FactDraft
 
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": "", "”": "", '"': "", "…": "...", "–": "-", "—": "-"})
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_SUBJECT_AHEAD = (r"(?=(?:I|I'm|I've|Im|my|we|we're|our|also|he|she|he's|she's|now|left|quit|started|joined|moved|"
-                  r"switched|got|became|stopped|gave|bought|sold|adopted)\b)")
-_CLAUSE_BREAK = re.compile(
-    r"\s*;\s*|:\s+(?=(?-i:[A-Z]))|\s+-+\s+"
-    r"|,?\s+(?:and|but|so|because|although|though|while|whereas|plus)\s+" + _SUBJECT_AHEAD
-    + r"|,\s*(?:but|so|because|although|though|plus)\s+"
-    r"|,\s+and\s+(?=(?:his|her|their)\s+\w+\s+(?:is|are|was)\b)"
-    r"|\s+so\s+(?=(?:fully|completely|totally|officially|basically)\s)"
-    r"|,\s+(?=(?:I|I'm|I've|Im|my|we|we're|our|where|what|who|when|why|how|do|does|did|can|could|is|are|"
-    r"also|actually|btw|oh|anyway|please|he|she|he's|she's|now|here|today|nowadays|currently|these days|so|"
-    r"got|started|joined|moved|switched|left|quit|went|became|landed|bought|picked|prefer|just|vegetarian|vegan|"
-    r"pescatarian|gone|"
-    r"keto|paleo|(?:fully|completely|totally|strictly)\s+(?=" + hp.DIETS + r"))\b)",
-    re.I)
 # "Did I tell you ..." and "just so you know ..." introduce a statement, not a question.
 _DISCLOSURE = re.compile(
     r"^(?:(?:did|have)\s+I\s+(?:ever\s+)?(?:tell|told|mention(?:ed)?)\s+you|do\s+you\s+(?:know|remember)|"
@@ -287,27 +274,6 @@ def _unnamed(facts: list[FactDraft], naming: list[FactDraft]) -> list[FactDraft]
     return [d for d in facts if not (d.predicate == "name" and normalise(d.object) in names)]
 
 
-_FIELD_LABEL = re.compile(r"^\s*(?:my\s+)?(?:current\s+|new\s+|all[- ]time\s+)?" + hp.FAVOURED
-                          + r"\s+[\w-]+(?:\s+[\w-]+)?\s*$", re.I)
-
-
-_NAME_AND_I = re.compile(r"^\s*(?-i:[A-Z][a-z'-]+)\s+and\s+I\b", re.I)
-
-
-def _clauses(sentence: str) -> list[tuple[str, str]]:
-    """(text before the clause, clause) pairs, so a leading "Actually," still counts as a cue."""
-    pieces, start = [], 0
-    for brk in _CLAUSE_BREAK.finditer(sentence):
-        if brk.group(0).startswith(":") and _FIELD_LABEL.match(sentence[start:brk.start()]):
-            continue  # "Favourite show: The Office": a label and its value, one clause
-        if _NAME_AND_I.match(sentence[start:brk.end() + 2]):
-            continue  # "Ana and I divorced": one subject, one clause
-        pieces.append((sentence[:start], sentence[start:brk.start()]))
-        start = brk.end()
-    pieces.append((sentence[:start], sentence[start:]))
-    return [(lead, clause.strip()) for lead, clause in pieces if clause.strip()]
-
-
 _ABBREVIATION = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Jr|Sr|Mt|vs|etc|approx|no)\.$", re.I)
 
 
@@ -349,7 +315,7 @@ def last_person(text: str) -> Person | None:
     last: Person | None = None
     for sentence in sentences(text):
         before: Placed | None = None
-        for _, said in _clauses(sentence):
+        for _, said in clauses(sentence):
             clause = _disclosure_removed(said)
             placed = _carried_subject(clause, before) or place(clause, last)
             last, before = placed.person or last, placed
@@ -367,7 +333,7 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user",
     for sentence in sentences(text):
         said_values = {normalise(d.object) for d in drafts.values()}
         before: Placed | None = None  # the sentence's previous clause
-        for lead, said in _clauses(sentence):
+        for lead, said in clauses(sentence):
             clause = _disclosure_removed(said)
             placed = _carried_subject(clause, before) or place(clause, last)
             last, before = placed.person or last, placed

@@ -1,0 +1,45 @@
+"""Where a sentence breaks into clauses (pure): at a semicolon, a dash, a conjunction before a new
+subject, a comma before one; never inside a label and its value ("Favourite show: The Office") or
+a joint subject ("Ana and I divorced")."""
+
+from __future__ import annotations
+
+import re
+
+from engram_core.adapters.offline.patterns import DIETS, FAVOURED
+
+_SUBJECT_AHEAD = (r"(?=(?:I|I'm|I've|Im|my|we|we're|our|also|he|she|he's|she's|now|left|quit|started|joined|moved|"
+                  r"switched|got|became|stopped|gave|bought|sold|adopted)\b)")
+_CLAUSE_BREAK = re.compile(
+    r"\s*;\s*|:\s+(?=(?-i:[A-Z]))|\s+-+\s+"
+    r"|,?\s+(?:and|but|so|because|although|though|while|whereas|plus)\s+" + _SUBJECT_AHEAD
+    + r"|,\s*(?:but|so|because|although|though|plus)\s+"
+    r"|,\s+and\s+(?=(?:his|her|their)\s+\w+\s+(?:is|are|was)\b)"
+    r"|\s+so\s+(?=(?:fully|completely|totally|officially|basically)\s)"
+    r"|,\s+(?=(?:I|I'm|I've|Im|my|we|we're|our|where|what|who|when|why|how|do|does|did|can|could|is|are|"
+    r"also|actually|btw|oh|anyway|please|he|she|he's|she's|now|here|today|nowadays|currently|these days|so|"
+    r"got|started|joined|moved|switched|left|quit|went|became|landed|bought|picked|prefer|just|vegetarian|vegan|"
+    r"pescatarian|gone|"
+    r"keto|paleo|(?:fully|completely|totally|strictly)\s+(?=" + DIETS + r"))\b)",
+    re.I)
+
+
+_FIELD_LABEL = re.compile(r"^\s*(?:my\s+)?(?:current\s+|new\s+|all[- ]time\s+)?" + FAVOURED
+                          + r"\s+[\w-]+(?:\s+[\w-]+)?\s*$", re.I)
+
+
+_NAME_AND_I = re.compile(r"^\s*(?-i:[A-Z][a-z'-]+)\s+and\s+I\b", re.I)
+
+
+def clauses(sentence: str) -> list[tuple[str, str]]:
+    """(text before the clause, clause) pairs, so a leading "Actually," still counts as a cue."""
+    pieces, start = [], 0
+    for brk in _CLAUSE_BREAK.finditer(sentence):
+        if brk.group(0).startswith(":") and _FIELD_LABEL.match(sentence[start:brk.start()]):
+            continue  # "Favourite show: The Office": a label and its value, one clause
+        if _NAME_AND_I.match(sentence[start:brk.end() + 2]):
+            continue  # "Ana and I divorced": one subject, one clause
+        pieces.append((sentence[:start], sentence[start:brk.start()]))
+        start = brk.end()
+    pieces.append((sentence[:start], sentence[start:]))
+    return [(lead, clause.strip()) for lead, clause in pieces if clause.strip()]
