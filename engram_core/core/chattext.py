@@ -32,6 +32,14 @@ vegetarian vegan pescatarian diet eating drinking favourite favorite allergic in
 really weekend yesterday tomorrow tonight months weeks years because actually moving moves joins starts
 changes loves likes hates enjoys like love hate enjoy move start join leave
 """.split())
+# Real words one edit from a key word, never typos of it: "We hiked" is not "We hired", "movies" not "moves".
+# (The plain lowercase words of the MiniLM and Qwen vocabularies that ``corrected`` changed, and "hiked".)
+REAL_WORDS = frozenset("""
+alain baked bared biased bother calmed chance chances charge charged charges easing envoy farther feather
+float grave hades haired haste haute hayes hiked hikes johns lakes lease lined linger lining lobes logger loses
+lowes modes moses moths mouths movies naked prompted rally reilly skill smart spill stall stared stares starred
+starved stated stats stepped stitched stomped stuart suriname theme there those weeds wording words worms
+""".split())
 _SUFFIXES = ("d", "ed", "s", "es", "ing", "er", "ly", "r")
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 
@@ -73,7 +81,7 @@ def corrected(word: str) -> str:
     """The key word a typo stands for (one edit away, same first letter, not just another ending), else
     the word itself; a dropped final "g" ("workin") is read too."""
     low = word.lower()
-    if len(low) < 5 or low in KEY_WORDS or _inflected_key(low):
+    if len(low) < 5 or low in KEY_WORDS or low in REAL_WORDS or _inflected_key(low):
         return word
     if low.endswith("in") and low + "g" in KEY_WORDS:
         return low + "g"

@@ -30,6 +30,7 @@ from engram_core.core.errors import StoreError
 from engram_core.core.model import Belief, Cardinality, Embedding, Memory, MemoryKind, MemoryStatus
 from engram_core.core.render import BlockForm
 from engram_core.core.restatements import text_states_a_change
+from engram_core.core.slots import slots_changed, slots_named
 
 EntryFetch = Callable[[Sequence[str]], list[tuple[Memory, Belief | None]]]
 # The fields a record keeps, in the order the dataclasses declare them (tests/test_index_load.py checks both).
@@ -86,7 +87,7 @@ def belief_from_record(v: tuple[Any, ...] | None) -> Belief | None:
 def row_record(memory: Memory, belief: Belief | None) -> tuple[Any, ...]:
     """A new row: nothing rendered or worked out yet."""
     return (memory_record(memory), belief_record(belief), veto_key(belief),
-            belief.valid_from if belief else memory.created_at, (), (), "", None, False, None)
+            belief.valid_from if belief else memory.created_at, (), (), "", None, None, None)
 
 
 class IndexEntry:
@@ -183,17 +184,30 @@ class IndexEntry:
         key_held: str = record[_KEY]
         return key_held
 
-    @property
-    def states_a_change(self) -> bool:
-        """Whether the text carries a change cue (``restatements``), kept until the text changes: three
-        regular expressions over 400 candidates were 3.5 ms of every recall (docs/benchmarks.md, section 4)."""
+    def _change_reading(self) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
+        """Whether the text carries a change cue (``restatements``), which slots it says changed and which
+        it names (``slots``), kept until the text changes: three regular expressions over 400 candidates
+        were 3.5 ms of every recall (docs/benchmarks.md, section 4)."""
         record = self._record
         text = record[_MEMORY][_TEXT]
         if record[_CHANGE_OF] != text:
-            change = text_states_a_change(text)
-            self._write(record[:_CHANGE] + (change, text))
-            return change
-        return cast("bool", record[_CHANGE])
+            # Slots as sorted tuples of strings, not sets: the record stays out of the collector's sight.
+            reading = (text_states_a_change(text), tuple(sorted(slots_changed(text))), tuple(sorted(slots_named(text))))
+            self._write(record[:_CHANGE] + (reading, text))
+            return reading
+        return cast("tuple[bool, tuple[str, ...], tuple[str, ...]]", record[_CHANGE])
+
+    @property
+    def states_a_change(self) -> bool:
+        return self._change_reading()[0]
+
+    @property
+    def slots_changed(self) -> tuple[str, ...]:
+        return self._change_reading()[1]
+
+    @property
+    def slots_named(self) -> tuple[str, ...]:
+        return self._change_reading()[2]
 
     def line_and_tokens(self, form: BlockForm, render: Callable[[IndexEntry], str],
                         count: Callable[[str], int]) -> tuple[str, int]:

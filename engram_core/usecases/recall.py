@@ -13,6 +13,7 @@ from engram_core.core.entities import named_entities
 from engram_core.core.index import ActiveIndex, epoch_hours
 from engram_core.core.model import AccessState, Event, EventKind, Memory, MemoryStatus, RecallResult
 from engram_core.core.restatements import demoted, restated, retracted, retracts
+from engram_core.core.slots import slot_restated
 from engram_core.core.retention import hours_between, reinforced_stability, retention
 from engram_core.core.scoring import CandidateArrays, normalise_lexical, rank_fusion, rounded, score_arrays
 from engram_core.core.timeframes import TOLD_WITHIN, named_window
@@ -37,6 +38,11 @@ def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool) -> Pool:
         vectors = index.vectors[[c.position for c in candidates]] if vectors is None else vectors
         drop |= retracted([(c.memory, c.entry.belief) for c in candidates], vectors, config.retraction_similarity,
                           retractions)
+    changed = [c.entry.slots_changed for c in candidates] if config.slot_veto_similarity <= 1.0 else []
+    if any(changed):
+        vectors = index.vectors[[c.position for c in candidates]] if vectors is None else vectors
+        drop |= slot_restated([(c.memory, c.entry.belief) for c in candidates], vectors,
+                              config.slot_veto_similarity, changed, [c.entry.slots_named for c in candidates])
     kept = demoted([c for c in candidates if c.id not in drop], rt.store.possibly_stale(),
                    rt.config.possibly_stale_factor)
     return replace(pool, candidates=kept)
