@@ -55,7 +55,6 @@ _OTHER_SUBJECT = re.compile(r"^\W*(?:you|your|he|she|they|his|her|their|it|that|
 _NOT_YET = re.compile(r"\b(?:if|would|wud|might|maybe|perhaps|could|should|thinking\s+(?:of|about)|want(?:s|ed)?\s+to|"
                       r"wanna|wish|hope|someday|one\s+day|planning|plan\s+to|considering|might|may)\b", re.I)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
-_PEOPLE_AT, _BARE_AT = _PEOPLE, _BARE_RELATION
 
 
 _SELF = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|we|we're|we've|our|us)\b", re.I)
@@ -65,7 +64,7 @@ def _owner(before: str) -> str:
     """Whose slot a sentence speaks of, from the words before the slot word: the speaker's own ("") unless
     a person named there comes after the speaker's last "I" or "my" ("My sister lives in Leeds")."""
     own = max((m.end() for m in _SELF.finditer(before)), default=-1)
-    others = [(m.start("who"), m.group("who").lower()) for pattern in (_PEOPLE_AT, _BARE_AT)
+    others = [(m.start("who"), m.group("who").lower()) for pattern in (_PEOPLE, _BARE_RELATION)
               for m in pattern.finditer(before)]
     later = [who for at, who in others if at >= own]
     return _ALIASES.get(later[-1], later[-1]) if later else ""
