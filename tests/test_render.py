@@ -62,6 +62,9 @@ def test_the_compact_form_states_a_belief_as_label_and_value() -> None:
     assert compact_fact(FactLabel("prefers_drink", "green tea")) == "drink: green tea"
     assert compact_fact(FactLabel("project_name", "ORCA")) == "project: ORCA"
     assert compact_fact(FactLabel("family_sister", "Ana")) == "sister: Ana"
+    # someone else's fact says whose it is: "job: teacher" beside the user's "job: librarian" would contradict it
+    assert compact_fact(FactLabel("job_title", "teacher", "neighbour")) == "neighbour's job: teacher"
+    assert compact_fact(FactLabel("job_title", "librarian", "user")) == "job: librarian"
     assert render_line(MemoryKind.EPISODE, "Lunch  was\nlovely.", WHEN, compact) == "Lunch was lovely."
     assert render_block(["a", "b"], compact) == f"{COMPACT_OPEN}a\nb{COMPACT_CLOSE}"
 

@@ -11,7 +11,7 @@ from conftest import START, make_engine
 from engram_core.core.chattext import corrected
 from engram_core.core.config import EngineConfig
 from engram_core.core.model import Belief, Cardinality, Memory, MemoryKind
-from engram_core.core.slots import slot_restated, slots_changed, slots_named
+from engram_core.core.slots import asks_about_the_past, slot_restated, slots_changed, slots_named
 
 pytestmark = pytest.mark.both_stores  # recall here needs no SQL
 
@@ -19,12 +19,14 @@ pytestmark = pytest.mark.both_stores  # recall here needs no SQL
 @pytest.mark.parametrize(("text", "slots"), [
     ("Moving day's over, hello Denver!", {"home"}),
     ("The new flat is tiny but it's ours.", {"home"}),
-    ("Went freelance: I'm at my own studio now.", {"work"}),
-    ("I quit the bakery job, no more 4am starts.", {"work"}),
-    ("Started at Northwind on Monday.", {"work"}),
+    ("Went freelance: I'm at my own studio now.", {"employer"}),
+    ("I quit the bakery job, no more 4am starts.", {"employer"}),
+    ("Started at Northwind on Monday.", {"employer"}),
     ("Ms. Adeyemi now, I went back to my maiden name.", {"name"}),
-    ("My brother finished uni, now he works in a bank.", {"work:brother"}),  # his, not the speaker's
-    ("We renamed the podcast.", {"name"}),
+    ("My brother finished uni, now he works in a bank.", {"employer:brother"}),  # his, not the speaker's
+    ("We renamed the podcast.", {"name:podcast"}),  # a thing's name is the thing's own slot
+    ("We renamed the coffee shop to Grind now.", {"name:shop"}),
+    ("Call me Sam now.", {"name"}),
     ("No meat for me anymore, I'm vegetarian now.", {"diet"}),
     ("If I moved to Oslo would I survive the winters?", set()),  # only thought of
     ("Someday I want to work at a zoo now that I think of it.", set()),
@@ -34,18 +36,65 @@ pytestmark = pytest.mark.both_stores  # recall here needs no SQL
     ("Nice job, Maria! That's new to me.", set()),  # praise, not employment
     ("We hiked, swam, and made great memories.", set()),  # "hiked" is not "hired"
     ("Where do you live now?", set()),
+    # "now" and "new" in passing say nothing changed
+    ("My job is stressful now.", set()),
+    ("The meat substitute burger was great now that I think of it.", set()),
+    ("My company just launched a new app.", set()),
+    ("I hired a new cleaner.", set()),
+    ("I left my phone at work.", set()),
+    ("I'm at work now.", set()),
+    ("My diet is going well now.", set()),
+    ("im at wagamama now", {"employer"}),  # a value said to hold now, in lower case
+    ("hubby switched to days finally, hes on the 8 to 4 now", {"shifts:husband"}),
+    ("My daughter started at Oakfield Academy now.", {"school:daughter", "employer:daughter"}),
+    ("See you in two days.", set()),
+    ("We moved the team offsite to Porto.", set()),  # something moved, not the speaker
+    ("Now we moved the party to Saturday.", set()),
+    ("We relocated the office to Leeds now.", set()),
+    ("Just moved to Ponta Delgada!", {"home"}),
+    ("My cousin told me she's moved to Kisumu.", set()),  # reported: the cousin's move
+    ("My colleague Pieter said, 'I live in Bruges now, the commute is killing me.'", set()),
+    ("I told my boss I'm moving to Leeds now.", {"home"}),  # the speaker's own, told to someone
 ])
 def test_what_a_sentence_says_changed(text, slots):
     assert slots_changed(text) == frozenset(slots)
 
 
 def test_what_an_older_message_speaks_of():
-    assert slots_named("I work for the post office.") == {"work"}
+    assert slots_named("I work for the post office.") == {"employer"}
     assert slots_named("Caroline: I live in Boise with my two cats.") == {"home"}
     assert slots_named("I love live music.") == frozenset()
     assert slots_named("My sister lives in Leeds, I'm in York.") == {"home:sister"}
     assert slots_named("I'm living in Denver with my partner.") == {"home"}
     assert slots_named("Nice job on the cake!") == frozenset()
+
+
+def test_a_renamed_thing_leaves_other_names_standing():
+    puppy = _memory("puppy", "Our puppy goes by the name Biscuit, she is adorable.", 0)
+    mine = _memory("mine", "My name is Sam Rivera.", 1)
+    podcast = _memory("podcast", "The podcast is called Night Owls.", 2)
+    renamed = _memory("renamed", "Renamed my podcast to Lark Hour now.", 48)
+    assert slots_named(puppy.text) == {"name:puppy"} and slots_named(mine.text) == {"name"}
+    assert _veto([(puppy, None), (mine, None), (podcast, None), (renamed, None)]) == {"podcast"}
+    assert slots_named("I'm not sure what it's named.") == frozenset()  # no thing to tell: no slot
+
+
+def test_a_fact_drawn_about_someone_leaves_when_their_change_is_told():
+    fact = _memory("fact", "The user's husband works nights.", 0, kind=MemoryKind.FACT, subject="husband")
+    belief = Belief("b", "husband", "work_schedule", "nights", fact.text, START, START)
+    mine = _memory("mine", "I work nights too.", 1)
+    new = _memory("new", "hubby switched to days finally, hes on the 8 to 4 now", 48)
+    assert slots_named(fact.text) == {"shifts:husband"}
+    assert _veto([(fact, belief), (mine, None), (new, None)]) == {"fact"}  # the speaker's own shifts stay
+
+
+def test_a_new_employer_leaves_the_trade_standing():
+    trade = _memory("trade", "I'm working as an electrician these days.", 0)
+    librarian = _memory("librarian", "I work as a librarian.", 1)
+    employer = _memory("employer", "I started a new job at Initech.", 48)
+    also_employer = _memory("also", "Big news: I'm now working for Umbrella Labs.", 49)
+    assert slots_named(trade.text) == {"occupation"} and slots_changed(employer.text) == {"employer"}
+    assert _veto([(trade, None), (librarian, None), (employer, None), (also_employer, None)]) == {"employer"}
 
 
 def test_real_words_are_not_read_as_typos_of_key_words():
@@ -95,7 +144,7 @@ def test_same_message_parts_never_retire_each_other():
     assert _veto([(old, None), (new, None)]) == set()
 
 
-def _block(config: EngineConfig | None, clock, *messages: str) -> str:
+def _block(config: EngineConfig | None, clock, *messages: str, query: str = "Where do I live?") -> str:
     from engram_core.adapters.minilm import MiniLMEmbedder
 
     engine = make_engine(clock, config=config, embedder=MiniLMEmbedder())  # the shipped threshold and embedder
@@ -103,13 +152,38 @@ def _block(config: EngineConfig | None, clock, *messages: str) -> str:
         clock.advance(timedelta(days=3))
         engine.observe(text)
     clock.advance(timedelta(hours=1))
-    block = engine.recall("Where do I live?", budget_tokens=256, reinforce=False).block
+    block = engine.recall(query, budget_tokens=256, reinforce=False).block
     engine.close()
     return block
 
 
 def test_recall_leaves_out_the_old_home_once_a_move_is_told_in_other_words(clock):
     said = ("I'm living in Denver with my partner.", "Moving day's over, hello Austin!")
-    assert "Denver" in _block(None, clock, *said)  # the veto off (the default): stale
-    block = _block(EngineConfig(slot_veto_similarity=0.10), clock, *said)
+    assert "Denver" in _block(EngineConfig(slot_veto_similarity=1.01), clock, *said)  # the veto off: stale
+    block = _block(None, clock, *said)  # the default
     assert "Austin" in block and "Denver" not in block
+
+
+@pytest.mark.parametrize(("query", "past"), [
+    ("Where do I live?", False),
+    ("When is my flight?", False),
+    ("What do I eat these days?", False),
+    ("When did I move to Austin?", True),
+    ("Where did I live before?", True),
+    ("Was I ever vegetarian?", True),
+    ("Where was I working in 2023?", True),
+    ("wher did i live", True),  # chat spelling
+])
+def test_what_asks_about_the_past(query, past):
+    assert asks_about_the_past(query) is past
+
+
+def test_a_question_about_the_past_still_finds_the_old_home(clock):
+    said = ("I'm living in Denver with my partner.", "Moving day's over, hello Austin!")
+    block = _block(EngineConfig(slot_veto_similarity=0.10), clock, *said, query="Where did I live before Austin?")
+    assert "Denver" in block
+
+
+def test_words_in_passing_leave_the_diet_standing(clock):
+    said = ("I'm vegetarian, no meat or fish for me.", "The meat substitute burger was great now that I think of it.")
+    assert "vegetarian" in _block(None, clock, *said, query="What do I eat?")

@@ -8,6 +8,7 @@ words), never the values a user names: "seatle" stays "seatle".
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _SHORTHAND = {
     "im": "I'm", "ive": "I've", "dont": "don't", "doesnt": "doesn't", "didnt": "didn't",
@@ -77,6 +78,7 @@ def _inflected_key(low: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=65536)  # words repeat: the slot readings of 10,000 memories made 200,000 calls, mostly repeats
 def corrected(word: str) -> str:
     """The key word a typo stands for (one edit away, same first letter, not just another ending), else
     the word itself; a dropped final "g" ("workin") is read too."""

@@ -95,14 +95,15 @@ class EngineConfig(BaseModel):
                                          "longer\", \"anymore\", \"quit\") and names it retires an older one "
                                          "of the same person from recall (0.45 was tried); above 1 (the default) "
                                          "switches this off")
-    # Off by default: 0.10 (tuned on the truth suite's development half) cut its development staleness at 256 tokens
-    # from 0.114 to 0.084, but lowered supersession recall from 1.000 to 0.983 at 16 tokens and development
-    # found@256 from 1.000 to 0.990; not yet understood, so it stays off.
+    # On at 0.10 (tuned on the truth suite's development half): development staleness at 256 tokens 0.114 to
+    # 0.084 with every expected value still found; held-out LoCoMo (`--skip 3`, 1,024 tokens) 0.819 either way,
+    # supersession recall 1.000 either way (docs/benchmarks.md, section 2a).
     slot_veto_similarity: float = Field(
-        1.01, ge=0, le=1.01, description="cosine at which a newer memory that says a single-valued slot of the "
-                                         "speaker changed (home, work, name, diet: a slot word and a change cue "
-                                         "in one sentence) keeps an older memory of that slot out of recall; "
-                                         "above 1 switches this off")
+        0.10, ge=0, le=1.01, description="cosine at which a newer memory that says a single-valued slot of the "
+                                         "speaker changed (home, employer, occupation, name, diet: a slot word "
+                                         "and a change cue in one sentence) keeps an older memory of that slot "
+                                         "out of recall, unless the question asks about the past; above 1 "
+                                         "switches this off")
     # Tuned on the truth suite's development half; on held-out LoCoMo (`--skip 3`, 1,024 tokens) it costs one
     # evidence turn (0.819 to 0.818), and none on the tuning conversations.
     retire_similarity: float = Field(

@@ -30,7 +30,7 @@ from engram_core.core.errors import StoreError
 from engram_core.core.model import Belief, Cardinality, Embedding, Memory, MemoryKind, MemoryStatus
 from engram_core.core.render import BlockForm
 from engram_core.core.restatements import text_states_a_change
-from engram_core.core.slots import slots_changed, slots_named
+from engram_core.core.slots import slot_reading
 
 EntryFetch = Callable[[Sequence[str]], list[tuple[Memory, Belief | None]]]
 # The fields a record keeps, in the order the dataclasses declare them (tests/test_index_load.py checks both).
@@ -192,7 +192,7 @@ class IndexEntry:
         text = record[_MEMORY][_TEXT]
         if record[_CHANGE_OF] != text:
             # Slots as sorted tuples of strings, not sets: the record stays out of the collector's sight.
-            reading = (text_states_a_change(text), tuple(sorted(slots_changed(text))), tuple(sorted(slots_named(text))))
+            reading = (text_states_a_change(text), *slot_reading(text))
             self._write(record[:_CHANGE] + (reading, text))
             return reading
         return cast("tuple[bool, tuple[str, ...], tuple[str, ...]]", record[_CHANGE])
@@ -208,6 +208,12 @@ class IndexEntry:
     @property
     def slots_named(self) -> tuple[str, ...]:
         return self._change_reading()[2]
+
+    @property
+    def slots(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``slots_changed`` and ``slots_named`` in one read (recall asks both of 400 candidates)."""
+        reading = self._change_reading()
+        return reading[1], reading[2]
 
     def line_and_tokens(self, form: BlockForm, render: Callable[[IndexEntry], str],
                         count: Callable[[str], int]) -> tuple[str, int]:

@@ -31,6 +31,7 @@ BLOCK_CLOSE = "</memories>"
 COMPACT_OPEN = "<mem>"
 COMPACT_CLOSE = "</mem>"
 NEGATED_PREFIX = "not:"
+USER = "user"  # the subject whose facts a compact line labels bare
 # Predicate words a compact label drops: the block is about the user already.
 _LABEL_PREFIX = re.compile(r"^(?:prefers|favou?rite|family|pet|user)_(?=.)")
 _LABEL_NAMES = {"project_name": "project", "job_title": "job"}
@@ -44,10 +45,11 @@ class BlockForm(str, Enum):
 
 @dataclass(frozen=True)
 class FactLabel:
-    """The belief a memory states, for its compact line."""
+    """The belief a memory states, for its compact line, and whose it is."""
 
     predicate: str
     value: str
+    subject: str = USER
 
 
 def block_form(budget: int, full_from: int) -> BlockForm:
@@ -91,9 +93,13 @@ def fact_label(predicate: str) -> str | None:
 
 
 def compact_fact(fact: FactLabel) -> str | None:
-    """"lives in: Lisbon"; None when the statement says it better (a negated belief)."""
+    """"lives in: Lisbon" for the user; "neighbour's job: teacher" for anyone else, whose fact must not read
+    as the user's; None when the statement says it better (a negated belief)."""
     label = fact_label(fact.predicate)
-    return f"{label}: {fact.value}" if label and fact.value.strip() else None
+    if not label or not fact.value.strip():
+        return None
+    whose = fact.subject.strip()
+    return f"{label}: {fact.value}" if whose.lower() in ("", USER) else f"{whose}'s {label}: {fact.value}"
 
 
 def day_heading(when: datetime) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import overload
 from datetime import datetime, timezone
 
 import numpy as np
@@ -11,9 +13,9 @@ from engram_core.core import ledger
 from engram_core.core.config import EngineConfig
 from engram_core.core.entities import named_entities
 from engram_core.core.index import ActiveIndex, epoch_hours
-from engram_core.core.model import AccessState, Event, EventKind, Memory, MemoryStatus, RecallResult
+from engram_core.core.model import AccessState, Belief, Event, EventKind, Memory, MemoryStatus, RecallResult
 from engram_core.core.restatements import demoted, restated, retracted, retracts
-from engram_core.core.slots import slot_restated
+from engram_core.core.slots import asks_about_the_past, slot_restated
 from engram_core.core.retention import hours_between, reinforced_stability, retention
 from engram_core.core.scoring import CandidateArrays, normalise_lexical, rank_fusion, rounded, score_arrays
 from engram_core.core.timeframes import TOLD_WITHIN, named_window
@@ -21,8 +23,36 @@ from engram_core.usecases.recall_pack import Candidate, Pool, pack_pool
 from engram_core.usecases.runtime import Runtime
 
 
-def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool) -> Pool:
-    """Recall's pool without the restated memories, possibly stale ones ranked lower (``restatements``)."""
+class _Pairs(Sequence[tuple[Memory, Belief | None]]):
+    """Each candidate's memory and belief, made only when the veto asks (a Memory made for each of 400
+    candidates was a third of the slot veto's cost in ``engram bench scale``)."""
+
+    def __init__(self, candidates: list[Candidate]) -> None:
+        self._candidates = candidates
+        self._made: dict[int, tuple[Memory, Belief | None]] = {}
+
+    def __len__(self) -> int:
+        return len(self._candidates)
+
+    @overload
+    def __getitem__(self, at: int) -> tuple[Memory, Belief | None]: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> Sequence[tuple[Memory, Belief | None]]: ...
+
+    def __getitem__(self, at: int | slice) -> tuple[Memory, Belief | None] | Sequence[tuple[Memory, Belief | None]]:
+        if isinstance(at, slice):
+            return [self[i] for i in range(len(self))[at]]
+        if at not in self._made:
+            entry = self._candidates[at].entry
+            self._made[at] = (entry.memory, entry.belief)
+        return self._made[at]
+
+
+def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool, query: str) -> Pool:
+    """Recall's pool without the restated memories, possibly stale ones ranked lower (``restatements``).
+    The slot veto keeps out an older value only for a question about now: "When did I move to Lisbon?"
+    asks for the history it would hide."""
     candidates = pool.candidates
     if not candidates:
         return pool
@@ -38,11 +68,12 @@ def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool) -> Pool:
         vectors = index.vectors[[c.position for c in candidates]] if vectors is None else vectors
         drop |= retracted([(c.memory, c.entry.belief) for c in candidates], vectors, config.retraction_similarity,
                           retractions)
-    changed = [c.entry.slots_changed for c in candidates] if config.slot_veto_similarity <= 1.0 else []
-    if any(changed):
+    slots = [c.entry.slots for c in candidates] \
+        if config.slot_veto_similarity <= 1.0 and not asks_about_the_past(query) else []
+    if any(changed for changed, _ in slots):
         vectors = index.vectors[[c.position for c in candidates]] if vectors is None else vectors
-        drop |= slot_restated([(c.memory, c.entry.belief) for c in candidates], vectors,
-                              config.slot_veto_similarity, changed, [c.entry.slots_named for c in candidates])
+        drop |= slot_restated(_Pairs(candidates), vectors, config.slot_veto_similarity,
+                              [changed for changed, _ in slots], [named for _, named in slots])
     kept = demoted([c for c in candidates if c.id not in drop], rt.store.possibly_stale(),
                    rt.config.possibly_stale_factor)
     return replace(pool, candidates=kept)
@@ -212,7 +243,7 @@ def recall_now(rt: Runtime, query: str, budget: int, reinforce: bool = True) -> 
     qv = rt.embed([query])[0]
     now = rt.now()
     index = rt.index()
-    pool = _distinct(_veto(_without_restated(rt, index, _index_candidates(rt, index, query, qv, now))))
+    pool = _distinct(_veto(_without_restated(rt, index, _index_candidates(rt, index, query, qv, now), query)))
     result = pack_pool(rt, query, qv, budget, pool, None)
     if reinforce and result.items:
         result = replace(result, events=_reinforce(rt, result, now, pool.fillers))

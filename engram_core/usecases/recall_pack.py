@@ -107,7 +107,7 @@ def _retired_words(rt: Runtime) -> Callable[[], frozenset[str]]:
 
 def _line(entry: IndexEntry, form: BlockForm) -> str:
     belief = entry.belief
-    fact = FactLabel(belief.predicate, belief.object) if belief is not None else None
+    fact = FactLabel(belief.predicate, belief.object, belief.subject) if belief is not None else None
     return render_line(entry.kind, entry.text, entry.created_at, form, fact)
 
 

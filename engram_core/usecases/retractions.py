@@ -25,7 +25,8 @@ import numpy as np
 
 from engram_core.core.model import Belief, Cardinality, Memory, MemoryKind, Verdict
 from engram_core.core.restatements import (
-    changing_sentences, clause_stops, new_values, replaced_values, retired_by, stopping_sentences, updating_sentences,
+    changing_sentences, clause_stops, corrected_episode, new_values, replaced_values, retired_by, stopping_sentences,
+    updating_sentences,
 )
 from engram_core.core.retention import RECALLABLE
 from engram_core.core.words import meaning
@@ -91,6 +92,7 @@ def retired_episodes(rt: Runtime, text: str, vector: np.ndarray, occurred_at: da
     older = _older_episodes(rt, text, vector, occurred_at)
     chosen = set(retired_by(text, trigger.said, older, rt.config.retire_similarity, trigger.besides,
                             trigger.values, trigger.fresh))
+    chosen |= {found} if (found := corrected_episode(text, trigger.values, older)) else set()
     return [memory for memory, _ in older if memory.id in chosen]
 
 

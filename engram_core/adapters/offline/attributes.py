@@ -81,12 +81,14 @@ _CORRECTION_OPENING = re.compile(
 # What may stand between the opening and the new value: "its", "it's", "is not 15, is", "ends in".
 _LEAD_IN = re.compile(
     r"^(?:(?:it's|its|it\s+is|it\s+was|is|that's|thats|should\s+be|make\s+that|the\s+right\s+one\s+is|"
-    r"ends\s+in|starts\s+with|actually|no)\b[\s,]*|(?:is\s+)?not\s+[^,.;!?]{1,25},\s*(?:it's|its|is|but)?\s*"
+    r"(?:it\s+)?(?:ends|starts|begins)\s+(?:in|with)|actually|no)\b[\s,]*|(?:is\s+)?not\s+[^,.;!?]{1,25},\s*(?:it's|its|is|but)?\s*"
     r"|(?:the|my|our|his|her)\s+[\w'-]+\s+(?:is|are|was)\s+(?:on\s+|at\s+|in\s+)?)*",
     re.I)
 
 
-_VALUE_ALONE = re.compile(r"\s*(?:$|[,.;:!?)-]|(?:lol|haha|sorry|oops|not|then|instead|actually)\b)", re.I)
+# "make it 9pm for the party": what the value is for names its slot, and the value still stands alone.
+_VALUE_ALONE = re.compile(r"\s*(?:$|[,.;:!?)-]|(?:lol|haha|sorry|oops|not|then|instead|actually)\b|"
+                          r"for\s+(?:the|my|our)\s+\w+\s*(?:$|[,.;:!?]))", re.I)
 
 
 def _bare_value(text: str) -> str | None:

@@ -78,6 +78,12 @@ _WORKPLACE = re.compile(r"\b(?:pharmacy|chemist|hotel|restaurant|cafe|café|bake
 _SCHOOLS = re.compile(r"\b(?:school|academy|primary|college|university|uni|nursery|kindergarten)\b", re.I)
 
 
+# "moved up to Year 4", "moved to Grade 2", "moved to Room 3": a rank or a room, not a town.
+_RANKS = re.compile(r"^(?:the\s+)?(?:year|grade|form|level|stage|class|set|division|league|group|room|floor|"
+                    r"platform|gate|tier|band)\s+\w+", re.I)
+
+
 def workplace(obj: str) -> bool:
-    """"lloyds pharmacy", "Acme Ltd", "Oakwood Academy": a place one works or learns, not a town one lives in."""
-    return _WORKPLACE.search(obj) is not None or _SCHOOLS.search(obj) is not None
+    """"lloyds pharmacy", "Acme Ltd", "Oakwood Academy": a place one works or learns, not a town one lives in;
+    nor "Year 4", a rank one moved up to."""
+    return _WORKPLACE.search(obj) is not None or _SCHOOLS.search(obj) is not None or _RANKS.match(obj) is not None

@@ -73,6 +73,9 @@ def _trim_tails(text: str, keep_time: bool) -> str:
         text = trimmed
 
 
+# "Initech in Leeds" is Initech, but "a café in Kreuzberg" keeps its place: "a café" alone names no employer.
+_GENERIC = re.compile(r"(?:an?|the)\s+(?-i:[a-z])", re.I)
+_PLACED_EMPLOYER = re.compile(r"\s+(?:as|since)\s+.*$|\s+in\s+(?!(?-i:[A-Z]))\S.*$", re.I)
 _KEEPS_COMMAS = frozenset({"address"})  # "42 Harbour Road, flat 3" is one value
 
 
@@ -83,7 +86,7 @@ def clean_object(raw: str, predicate: str, *, single: bool, keep_time: bool = Fa
         text = re.sub(r"'s$", "", text)  # "my daughter Sara's birthday": the daughter is Sara
     if single and predicate not in _KEEPS_COMMAS:
         text = _CUT_SINGLE.sub("", text)
-    cut = _CUT_BY_PREDICATE.get(predicate)
+    cut = _PLACED_EMPLOYER if predicate == "works_at" and _GENERIC.match(text) else _CUT_BY_PREDICATE.get(predicate)
     text = cut.sub("", text) if cut else text
     return _trim_tails(" ".join(text.split()), keep_time)
 
@@ -108,8 +111,16 @@ def list_items(raw: str) -> list[str]:
         return []
     # "aerial yoga, it's a great way to ...": an item opening a clause ends the list.
     # A list opening with one ("that idea, let's do it") is no list at all.
-    ends = [n for n, item in enumerate(items) if item.split()[0].lower() in _JUNK_FIRST]
+    ends = [n for n, item in enumerate(items) if item.split()[0].lower() in _JUNK_FIRST
+            or (n and _REMARK.match(item) is not None)]
     return items[:ends[0]] if ends else items
+
+
+# After the first item, how often or how much is a remark on the list, not an item of it: "bouldering now,
+# three times a week", "jazz anymore, too chaotic".
+_REMARK = re.compile(r"(?:too|so|very|quite|pretty|super|way|really|totally|kinda|kind\s+of|once|twice|every|each|"
+                     r"daily|weekly|nightly|monthly|(?:\w+\s+)?times?\s+(?:a|per|each|every)\b|on\s+weekends|"
+                     r"most\s+(?:days|nights|weekends|mornings|evenings))\b", re.I)
 
 
 def usable_object(obj: str) -> bool:

@@ -131,6 +131,8 @@ def name(group: str = "obj", digits: bool = False, any_case: bool = False) -> st
 
 # -- the rule table ------------------------------------------------------------------
 
+_ROLE_WORDS = r"[a-z][a-z-]*(?:\s+(?!(?:at|for|with)\b)[a-z][a-z-]*){0,3}?"  # "graphic designer", never "engineer at"
+_A_ROLE = r"(?:" + name("who") + r",\s+)?an?\s+(?P<role>" + _ROLE_WORDS + r")\s+"
 
 @dataclass(frozen=True)
 class Rule:
@@ -196,8 +198,9 @@ _HOME_AND_WORK = (
     Rule("lives_in", _rx(r"\b(?:I|we)\s+" + ADV + r"stay\s+in\s+" + OBJ), check=capitalised, tentative=True),
     Rule("lives_in", _rx(r"\b(?:I|we)(?:'m|\s+am|m|'re|\s+are)\s+" + ADV + r"(?:based|living|settled|located)\s+"
                          r"(?:in|out of)\s+" + OBJ)),
-    Rule("lives_in", _rx(IM + r"(?:" + name("who") + r",\s+)?an?\s+(?P<role>[a-z][a-z -]*?)\s+(?:based\s+|living\s+)?"
-                         r"(?:in|from)\s+" + name())),
+    # "I'm a teacher in Leeds", not "an engineer at a startup in Austin"; "a nurse from Lagos" is where one is from.
+    Rule("lives_in", _rx(IM + _A_ROLE + r"(?:based\s+|living\s+)?in\s+" + name())),
+    Rule("hometown", _rx(IM + _A_ROLE + r"(?:originally\s+)?from\s+" + name())),
     Rule("works_at", _rx(I_ + r"(?:quit|left|lost)\s+my\s+(?:job|position|role)\s+(?:at|with)\s+" + OBJ),
          negated=True, revision=True),
     Rule("works_at", _rx(r"\bI\s+(?:was|got)\s+(?:laid off|fired|let go)\s+(?:from|by)\s+" + OBJ), negated=True,
@@ -216,8 +219,9 @@ _HOME_AND_WORK = (
     Rule("job_title", _rx(r"\bI(?:'m|\s+am|m)?\s+" + ADV
                           + r"(?:work(?:ing)?(?:\s+(?:now\s+)?(?:at|for|in)\s+[^,]*?)?|employed|"
                           r"hired|started|joined\s+[^,]*?)\s+as\s+(?:an?\s+|the\s+)?" + ROLE)),
+    # "My job is stressful now" names no job: only an occupation will do.
     Rule("job_title", _rx(r"\bmy\s+(?:job(?:\s+title)?|role|position|profession|occupation)\s+is\s+(?:an?\s+)?"
-                          + ROLE)),
+                          + ROLE), check=is_occupation),
     Rule("job_title", _rx(I_VE + r"(?:became|got promoted to|was promoted to|been promoted to|retrained as|"
                           r"requalified as|qualified as)\s+(?:an?\s+|the\s+)?" + ROLE),
          revision=True),

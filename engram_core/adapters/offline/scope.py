@@ -123,6 +123,8 @@ _PERSON_VERBS = (r"(?:moved|relocated|lives|works|worked|joined|started|quit|lef
                  r"says|keeps|announced|mentioned|texted|drives|teaches|runs|stopped|dropped|gave\s+up|"
                  r"has\s+(?:moved|started|joined|left|quit|gone|taken|given|become|switched|stopped|dropped)|"
                  r"is\s+(?:now\s+)?(?:obsessed|into|engaged|married|retired))")
+# "Radiohead just doesn't do it for me": a taste of the speaker's, whatever the name's verb.
+_TASTE = re.compile(r"\bdo(?:es)?(?:n't|\s+not)?\s+(?:\w+\s+)?it\s+for\s+me\b", re.I)
 _NAME_SUBJECT = re.compile(r"^" + _LEAD_FILLERS + r"(?-i:(?P<name>[A-ZÀ-Þ][a-zß-ÿ]+))\s+(?P<rest>" + _PERSON_VERBS
                            + r"\b.*)$", re.I)
 _PRONOUN = re.compile(r"^" + _LEAD_FILLERS + r"(?P<pro>he|she|they)\b(?P<verb>'s|'ve|'d|'ll)?\s*(?P<rest>.*)$", re.I)
@@ -233,7 +235,7 @@ def _relation_clause(clause: str) -> tuple[Person, str] | None:
 
 def _name_clause(clause: str) -> tuple[Person, str] | None:
     m = _NAME_SUBJECT.match(clause)
-    if m is None or m.group("name").lower() in _NOT_PEOPLE_NAMES:
+    if m is None or m.group("name").lower() in _NOT_PEOPLE_NAMES or _TASTE.search(m.group("rest")):
         return None
     return person_for(None, m.group("name")), first_person(m.group("rest"))
 

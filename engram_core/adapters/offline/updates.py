@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from engram_core.adapters.offline.checks import capitalised
+from engram_core.adapters.offline.checks import capitalised, workplace
 from engram_core.adapters.offline.lexicon import PASTIMES
 from engram_core.adapters.offline.patterns import (
     ADV, DIETS, FACT, I_, I_VE, IM, MANY, OBJ, ONE, WE, PredicateSpec, Rule, name,
@@ -136,8 +136,11 @@ _HOME = (
                          r"resident\b"), revision=True, first_person=False),
     Rule("lives_in", _rx(r"\bmy\s+(?:new\s+)?(?:apartment|flat|house|place|home|address)(?:'s|\s+is)\s+(?:now\s+)?"
                          r"in\s+" + OBJ), check=capitalised),
-    Rule("lives_in", _rx(WE + r"(?:moved|relocated)\s+(?:up|over|down|back|out|across|away)\s+to\s+" + OBJ),
-         revision=True, check=lambda o: capitalised(o) and not _organisation(o)),
+    # "moved over to Leeds General as a nurse" is a new job, not a home.
+    Rule("lives_in", _rx(WE + r"(?:moved|relocated)\s+(?:up|over|down|back|out|across|away)\s+to\s+"
+                         r"(?![^,;!?]*\bas\s+an?\s)"
+                         + OBJ),
+         revision=True, check=lambda o: capitalised(o) and not _organisation(o) and not workplace(o)),
     Rule("lives_in", _rx(WE + r"(?:settled|landed)\s+in\s+" + OBJ + r"(?=.*\b(?:for good|home|now|settled)\b|$)"),
          revision=True, check=capitalised),
     Rule("lives_in", _rx(_BE + r"(?:now\s+)?(?:living\s+|staying\s+|settled\s+)?in\s+" + OBJ
@@ -296,7 +299,8 @@ _PEOPLE_AND_DIETS = (
                       + OBJ), negated=True, revision=True, tentative=True),
     Rule("likes", _rx(r"\bno\s+more\s+" + OBJ), negated=True, revision=True, tentative=True, first_person=False),
     # "Jazz doesn't do it for me anymore", "running's over for me": a liking ended, the thing named first.
-    Rule("likes", _rx(r"^(?:(?:so|and|but|well|sadly|honestly)\s+)*(?P<obj>[\w' -]+?)\s+(?:doesn't|does\s+not|don't|"
+    Rule("likes", _rx(r"^(?:(?:so|and|but|well|sadly|honestly)\s+)*(?P<obj>[\w' -]+?)\s+"
+                      r"(?:(?:just|really|simply|honestly|totally|kinda|somehow)\s+)?(?:doesn't|does\s+not|don't|"
                       r"do\s+not|no\s+longer)\s+(?:really\s+)?do(?:es)?\s+it\s+for\s+me\b"),
          negated=True, revision=True, tentative=True, first_person=False),
     Rule("likes", _rx(r"(?:^|[,;]\s*|\b(?:so|and|but|because|now)\s+)(?P<obj>[\w'-]+(?:\s+[\w'-]+){0,2}?)"
