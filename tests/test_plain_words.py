@@ -37,6 +37,10 @@ def _facts(text: str) -> set[tuple[str, str, str, bool]]:
     ("We moved up to Scotland in May.", {("user", "lives_in", "Scotland", False)}),
     # an adjective is no job
     ("My job is stressful now, so many double shifts.", set()),
+    # a promotion with its "I" left out; a gym joined is no employer, a company is
+    ("Promoted to senior dev today!!", {("user", "job_title", "senior dev", False)}),
+    ("Cancelled PureGym, joined the Leisure Centre instead.", set()),
+    ("I joined Google last month.", {("user", "works_at", "Google", False)}),
     # a taste, whatever adverb stands before it
     ("Radiohead just doesn't do it for me these days.", {("user", "likes", "Radiohead", True)}),
 ])
@@ -90,3 +94,21 @@ def test_make_it_sets_a_time_right(minilm, clock):
     block = _recalled(minilm, clock, "What time is the party?", "The party is at 8pm.",
                       "Make it 9pm for the party, people finish work late.")
     assert "9pm" in block and "8pm" not in block
+
+
+def test_a_number_closing_its_sentence_corrects_the_held_one(engine, clock):
+    held = beliefs_after(engine, clock, "My locker code is 3312.", "Nope, locker code is 3321.")
+    assert [value for value, current in held[("user", "locker_code")] if current] == ["3321"]
+
+
+def test_a_meeting_moved_to_another_time_leaves_the_old_time(minilm, clock):
+    block = _recalled(minilm, clock, "When is my meeting with Sara?", "Meeting with Sara at 10.",
+                      "Sara moved our meeting to 11.")
+    assert "to 11" in block and "Sara at 10" not in block
+
+
+def test_a_new_home_the_ledger_holds_keeps_the_old_words_out(minilm, clock):
+    block = _recalled(minilm, clock, "Where do I live?", "I'm living with my parents in Cardiff.",
+                      "Finally got my own place in Swansea!")
+    assert "Swansea" in block and "Cardiff" not in block
+    assert "Cardiff" in _recalled(minilm, clock, "Where did I live before Swansea?")  # history still answers

@@ -60,6 +60,11 @@ def test_what_a_sentence_says_changed(text, slots):
     assert slots_changed(text) == frozenset(slots)
 
 
+def test_where_one_has_been_for_years_is_home():
+    assert slots_named("We've been in Toronto for six years.") == {"home"}
+    assert slots_named("I've lived in New York since 2010.") == {"home"}
+
+
 def test_what_an_older_message_speaks_of():
     assert slots_named("I work for the post office.") == {"employer"}
     assert slots_named("Caroline: I live in Boise with my two cats.") == {"home"}
@@ -86,6 +91,11 @@ def test_a_fact_drawn_about_someone_leaves_when_their_change_is_told():
     new = _memory("new", "hubby switched to days finally, hes on the 8 to 4 now", 48)
     assert slots_named(fact.text) == {"shifts:husband"}
     assert _veto([(fact, belief), (mine, None), (new, None)]) == {"fact"}  # the speaker's own shifts stay
+
+
+def test_a_home_got_is_a_move():
+    assert slots_changed("Finally got my own place in Swansea!") == {"home"}
+    assert slots_changed("Got a new flat in Leeds, moving in May.") == {"home"}
 
 
 def test_a_new_employer_leaves_the_trade_standing():

@@ -273,8 +273,11 @@ UPDATE_CUE = re.compile(
     r"^\W*sorry\W*$|\b(?:oops|typo|I\s+mean|I\s+meant|correction|nvm|never\s*mind|misread|wrong|mixed\s+(?:\w+\s+)?up|"
     r"renamed|rebranded|renaming|new\s+name|changed\s+(?:the|my|our|its|his|her)\s+(?:\w+\s+)?(?:name|to)|"
     r"moved\s+(?:back\s+)?(?:to|in(?:to)?)|officially|switched\s+to|(?:first|last)\s+day\s+(?:at|in|with)|"
-    r"now\s+(?:I|I'm|I\s+am|we|we're|it|it's|its|he|she|they)|(?:left|quit)\s+(?-i:[A-Z])|make\s+(?:it|that))\b"
-    r"|\b\w+\s+now\s*(?:$|[,.;!])", re.I)
+    r"now\s+(?:I|I'm|I\s+am|we|we're|it|it's|its|he|she|they)|(?:left|quit)\s+(?-i:[A-Z])|"
+    r"(?:moved|pushed|pulled|brought|rescheduled|shifted|changed)\s+(?:the|our|my|his|her|their)\s+(?:\w+\s+)?\w+\s+"
+    r"(?:to|till|until|forward|back))\b"
+    r"|\b\w+\s+now\s*(?:$|[,.;!])"
+    r"|^\W*make\s+(?:it|that)\s+(?=\d|the\s+\d|(?-i:[A-Z]))", re.I)  # "Make it 9pm", opening its clause
 _COMMAS = re.compile(r",\s*")
 
 

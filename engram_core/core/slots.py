@@ -36,7 +36,9 @@ SLOT_WORDS: dict[str, re.Pattern[str]] = {
         r"\b(?:live[sd]?\s+(?:in|at|on|with|near|by|out)|living\s+(?:in|at|on|with|near|by|out)|"
         r"(?:moved|moving|relocat\w*)" + _NO_OBJECT + r"|(?:my|our|new)\s+(?:home|flat|apartment|place|house|condo)|"
         r"home\s+(?:is|now)|'s\s+home|"
-        r"based\s+in|emigrat\w*)\b", re.I),
+        r"based\s+in|emigrat\w*|(?:got|bought|rented|found)\s+(?:a|an|my|our)\s+(?:own\s+)?(?:new\s+)?"
+        r"(?:place|flat|house|home|apartment)\b|(?:been|lived)\s+(?:here\s+)?in\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)*\s+"
+        r"(?:for|since))\b", re.I),
     # Whom one works for, and what one works as, are two slots: a new employer is no new trade ("I started a
     # new job at Initech" leaves "I work as an electrician" standing).
     "employer": re.compile(
@@ -81,6 +83,7 @@ SLOT_CHANGE = re.compile(
     r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|switched|moved|moving|relocated|quit|"
     r"instead|these\s+days|nowadays|stopped|from\s+now\s+on|back\s+to|gave\s+up|giving\s+up|cut\s+out|"
     r"cutting\s+out|ditched|home\s+now|(?:is|'s)\s+(?:my\s+|our\s+)?(?:new\s+)?home\b|"
+    r"(?:got|bought|found)\s+(?:a|an|my|our)\s+(?:own\s+)?(?:new\s+)?(?:place|flat|house|home|apartment)\b|"
     r"renam\w*|rebrand\w*|resigned|emigrated|laid\s+off|redundant|started|"
     r"(?:got|was|been|get|getting)\s+hired|"
     r"(?:went|gone|going|turned)\s+(?:full\s+|fully\s+|back\s+)?(?:" + _DIET_VALUE + r"|freelance|self-employed)|"
@@ -97,9 +100,9 @@ _NOW_AFTER_VALUE = re.compile(
     r"\s+now(?=\s*(?:$|[,.;:!]))", re.I)
 NEAR_WORDS = 6  # at most this many words between the cue and the slot word
 _OTHER_SUBJECT = re.compile(r"^\W*(?:you|your|he|she|they|his|her|their|it|that|this)\b", re.I)
-# A change only thought of: "if I moved to Seattle", "I might go freelance", "someday I want to".
+# A change only thought of: "if I moved to Seattle", "I might go freelance", "someday I want to" ("may", not "May").
 _NOT_YET = re.compile(r"\b(?:if|would|wud|might|maybe|perhaps|could|should|thinking\s+(?:of|about)|want(?:s|ed)?\s+to|"
-                      r"wanna|wish|hope|someday|one\s+day|planning|plan\s+to|considering|might|may)\b", re.I)
+                      r"wanna|wish|hope|someday|one\s+day|planning|plan\s+to|considering|(?-i:may))\b", re.I)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 # Words reported from someone else ("My cousin told me she's moved", "Pieter said, 'I live in Bruges now'"):
 # their change, not the speaker's. "I told my boss I'm moving" is the speaker's own.
@@ -238,13 +241,16 @@ def asks_about_the_past(query: str) -> bool:
     return _PAST_QUESTION.search(normalise_chat(query)) is not None
 
 
+def _teller(memory: Memory, slots: Collection[str]) -> str:
+    """Who told a memory: an episode's speaker; a fact's subject, or the user for a fact drawn about someone
+    its slot names as the owner ("The user's husband works nights.": slot "shifts:husband")."""
+    if memory.kind is MemoryKind.FACT and any(s.endswith(f":{(memory.subject or '').lower()}") for s in slots):
+        return "user"
+    return _speaker(memory)
+
+
 def _same_teller(old: Memory, new: Memory, slots: Collection[str]) -> bool:
-    """Both said by the same person; a fact drawn about someone the change names as its slot's owner ("The
-    user's husband works nights.", then "hubby switched to days") was told by the one who tells the change."""
-    if _speaker(old) == _speaker(new):
-        return True
-    owner = (old.subject or "").lower()
-    return old.kind is MemoryKind.FACT and _speaker(new) == "user" and any(s.endswith(f":{owner}") for s in slots)
+    return _teller(old, slots) == _teller(new, slots)
 
 
 def slot_restated(memories: Sequence[tuple[Memory, Belief | None]], vectors: np.ndarray, least_similarity: float,

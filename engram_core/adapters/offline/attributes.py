@@ -82,7 +82,7 @@ _CORRECTION_OPENING = re.compile(
 _LEAD_IN = re.compile(
     r"^(?:(?:it's|its|it\s+is|it\s+was|is|that's|thats|should\s+be|make\s+that|the\s+right\s+one\s+is|"
     r"(?:it\s+)?(?:ends|starts|begins)\s+(?:in|with)|actually|no)\b[\s,]*|(?:is\s+)?not\s+[^,.;!?]{1,25},\s*(?:it's|its|is|but)?\s*"
-    r"|(?:the|my|our|his|her)\s+[\w'-]+\s+(?:is|are|was)\s+(?:on\s+|at\s+|in\s+)?)*",
+    r"|(?:(?:the|my|our|his|her)\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+(?:is|are|was)\s+(?:on\s+|at\s+|in\s+)?)*",
     re.I)
 
 

@@ -83,6 +83,16 @@ _RANKS = re.compile(r"^(?:the\s+)?(?:year|grade|form|level|stage|class|set|divis
                     r"platform|gate|tier|band)\s+\w+", re.I)
 
 
+# "joined the Leisure Centre", "joined PureGym's classes": a membership, not an employer.
+_MEMBERSHIP = re.compile(r"\b(?:gym|leisure|club|society|choir|team|league|union|class(?:es)?|course|band|orchestra|"
+                         r"library|waitlist|community|forum|discord|server|group|chat|pilates|yoga)\b", re.I)
+
+
+def joined_employer(obj: str) -> bool:
+    """What one joined may be an employer: a name, not a gym, a club or a class."""
+    return capitalised(obj) and _MEMBERSHIP.search(obj) is None
+
+
 def workplace(obj: str) -> bool:
     """"lloyds pharmacy", "Acme Ltd", "Oakwood Academy": a place one works or learns, not a town one lives in;
     nor "Year 4", a rank one moved up to."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from engram_core.adapters.offline.checks import (
     NOT_EMPLOYERS, NOT_PLAYED, NOT_WORKED_ON, SKILL_WORDS, Check, capitalised, could_be_a_name, dated,
-    first_word_not_in, is_occupation, one_of, plausible_age, workplace,
+    first_word_not_in, is_occupation, joined_employer, one_of, plausible_age, workplace,
 )
 from engram_core.adapters.offline.lexicon import LANGUAGES, NATIONALITIES, NOT_NAMES, OCCUPATIONS, topic_of
 from engram_core.core.model import Cardinality, MemoryKind
@@ -208,7 +208,7 @@ _HOME_AND_WORK = (
     Rule("works_at", _rx(I_ + r"resigned\s+from\s+" + OBJ), negated=True, revision=True),
     Rule("works_at", _rx(I_ + r"(?:started|began|got|landed|accepted|took)\s+(?:a\s+)?(?:new\s+)?(?:job|position|"
                          r"role|offer|work(?:ing)?)\s+(?:at|for|with)\s+" + OBJ), revision=True),
-    Rule("works_at", _rx(r"\bI(?:'ve|\s+have)?\s+" + ADV + r"joined\s+" + OBJ), revision=True, check=capitalised),
+    Rule("works_at", _rx(r"\bI(?:'ve|\s+have)?\s+" + ADV + r"joined\s+" + OBJ), revision=True, check=joined_employer),
     Rule("works_at", _rx(r"\bI\s+(?:was|got|have been|'ve been)\s+hired\s+(?:at|by)\s+" + OBJ), revision=True),
     Rule("works_at", _rx(r"\b(?:I(?:'m|\s+am|m)?|and)\s+" + ADV + r"(?:work|working)\s+(?:at|for)\s+" + OBJ),
          check=lambda o: o.lower() not in NOT_EMPLOYERS),
@@ -222,7 +222,7 @@ _HOME_AND_WORK = (
     # "My job is stressful now" names no job: only an occupation will do.
     Rule("job_title", _rx(r"\bmy\s+(?:job(?:\s+title)?|role|position|profession|occupation)\s+is\s+(?:an?\s+)?"
                           + ROLE), check=is_occupation),
-    Rule("job_title", _rx(I_VE + r"(?:became|got promoted to|was promoted to|been promoted to|retrained as|"
+    Rule("job_title", _rx(I_VE + r"(?:became|(?:got\s+|was\s+|been\s+)?promoted\s+to|retrained as|"
                           r"requalified as|qualified as)\s+(?:an?\s+|the\s+)?" + ROLE),
          revision=True),
     Rule("job_title", _rx(IM + r"an?\s+" + ROLE), check=is_occupation),

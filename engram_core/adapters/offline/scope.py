@@ -291,7 +291,8 @@ _ELIDED = re.compile(
     r"kind\s+of|sort\s+of|pretty\s+much|honestly|now|currently|still)\s+)*"
     r"(?P<verb>moved|relocated|started|joined|left|quit|went|got|became|switched|stopped|gave\s+up|picked\s+up|"
     r"grew|lost|ditched|dropped|kicked|prefer|gone|"
-    r"learned|learnt|bought|sold|adopted|retrained|transferred|handed|cut|landed|finished|retired|love|like|live|work|hate|enjoy|speak|play|"
+    r"learned|learnt|bought|sold|adopted|retrained|transferred|handed|cut|landed|finished|retired|promoted|"
+    r"love|like|live|work|hate|enjoy|speak|play|"
     r"living|renting|working|based|settled|done\s+with|married|obsessed|(?:a\s+)?(?:big|huge|massive)"
     r"\s+fan|fan|into|not\s+into|over|off|back\s+on|back\s+to|no\s+longer|vegan|vegetarian|pescatarian|"
     r"keto|paleo|employed|(?:in|(?<=still\s)at)\s+(?=(?-i:[A-Z])))\b", re.I)
