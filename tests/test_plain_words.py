@@ -41,6 +41,8 @@ def _facts(text: str) -> set[tuple[str, str, str, bool]]:
     ("Promoted to senior dev today!!", {("user", "job_title", "senior dev", False)}),
     ("Cancelled PureGym, joined the Leisure Centre instead.", set()),
     ("I joined Google last month.", {("user", "works_at", "Google", False)}),
+    # "had to" is no stative past
+    ("I had to give up football because of my back.", {("user", "likes", "football", True)}),
     # a taste, whatever adverb stands before it
     ("Radiohead just doesn't do it for me these days.", {("user", "likes", "Radiohead", True)}),
 ])
@@ -112,3 +114,23 @@ def test_a_new_home_the_ledger_holds_keeps_the_old_words_out(minilm, clock):
                       "Finally got my own place in Swansea!")
     assert "Swansea" in block and "Cardiff" not in block
     assert "Cardiff" in _recalled(minilm, clock, "Where did I live before Swansea?")  # history still answers
+
+
+def test_a_relation_opening_the_sentence_owns_the_move(minilm, clock):
+    block = _recalled(minilm, clock, "Where does my grandma live?", "My grandma lives in a care home in Bath.",
+                      "Grandma moved to a new care home nearer us, in Bristol.")
+    assert "Bristol" in block and "in Bath" not in block
+
+
+@pytest.mark.parametrize(("text", "stops"), [
+    ("I'm off coffee completely, switched to decaf tea.", True),
+    ("I'm off to Berlin tomorrow.", False),
+    ("I'm off work today.", False),
+    ("I turned off the light.", False),
+    ("I had to give up football because of my back.", True),
+    ("I'll never give up!", False),
+])
+def test_what_says_something_of_the_speakers_stopped(text, stops):
+    from engram_core.core.restatements import stopping_sentences
+
+    assert bool(stopping_sentences(text)) is stops

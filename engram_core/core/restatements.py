@@ -205,7 +205,9 @@ def retracted(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray,
 
 # What says something stopped, and what makes it a resolve instead ("I won't quit", "never give up").
 _STOP_WORD = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+more|stopped|quit|quitted|"
-                        r"gave\s+up|given\s+up|cut\s+out|not\s+\w+(?:ing)?\s+more|ditched|binned|"
+                        r"gave\s+up|given\s+up|had\s+to\s+give\s+up|cut\s+out|not\s+\w+(?:ing)?\s+more|ditched|binned|"
+                        r"(?:I'm|I\s+am|im)\s+off\s+(?!(?:to|work|today|tomorrow|tonight|sick|duty|home|now|out|for|on|"
+                        r"at|in|the|my|our|a|an)\b)|"
                         r"dropped(?!\s+(?:off|by|in|out|me|him|her|them|it|the\s+kids))|(?:'s|\s+is)\s+over|"
                         r"gone\s+(?:right\s+)?off|went\s+off|(?:is|'s)\s+dead\s+to\s+me|isn'?t\s+for\s+me)\b", re.I)
 _ELIDED_CANT = re.compile(r"\s*(?:can'?t|cannot|couldn'?t)\b", re.I)
@@ -262,7 +264,7 @@ _REPLACING = (
     re.compile(r"\b(?:moved|switched|changed|went|transferred|upgraded)\s+from\s+" + _OLD + r"\s+to\b", re.I),
     re.compile(r"\binstead\s+of\s+" + _OLD + r"(?=\s*(?:$|[,.;!]))", re.I),
     re.compile(r"(?:^|[,;]\s*)" + _OLD + r"\s+(?:became|turned\s+into|is\s+now\s+called|got\s+renamed)\b", re.I),
-    re.compile(r"\brenamed\s+" + _OLD + r"\s+(?:to|as)\b", re.I),
+    re.compile(r"\b(?:renamed|rebranded)\s+" + _OLD + r"\s+(?:to|as)\b", re.I),
 )
 
 

@@ -113,14 +113,22 @@ _REPORTED = re.compile(r"(?<!\bI\s)(?<!\bwe\s)\b(?:said|says|say|told|tells|tell
 _SELF = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|we|we're|we've|our|us)\b", re.I)
 
 
-def _owner(before: str) -> str:
-    """Whose slot a sentence speaks of, from the words before the slot word: the speaker's own ("") unless
-    a person named there comes after the speaker's last "I" or "my" ("My sister lives in Leeds")."""
-    own = max((m.end() for m in _SELF.finditer(before)), default=-1)
+_FACT_SUBJECTS = {"grandmother": "grandma", "grandfather": "grandpa"}  # the ledger's words for whom "gran" means
+
+
+def _owner(text: str, at: int) -> str:
+    """Whose slot a sentence speaks of, from the words before the slot word at ``at``: the speaker's own ("")
+    unless a person named there comes after the speaker's last "I" or "my" ("My sister lives in Leeds",
+    "Grandma moved")."""
+    own = max((m.end() for m in _SELF.finditer(text[:at])), default=-1)
     others = [(m.start("who"), m.group("who").lower()) for pattern in (_PEOPLE, _BARE_RELATION)
-              for m in pattern.finditer(before)]
-    later = [who for at, who in others if at >= own]
-    return _ALIASES.get(later[-1], later[-1]) if later else ""
+              for m in pattern.finditer(text) if m.start("who") < at]
+    later = [who for start, who in others if start >= own]
+    return _relation(later[-1]) if later else ""
+
+
+def _relation(word: str) -> str:
+    return _ALIASES.get(word, _FACT_SUBJECTS.get(word, word))
 
 
 def _slot(slot: str, owner: str) -> str:
@@ -157,7 +165,7 @@ def _name_slot(text: str, word: re.Match[str]) -> str | None:
     """Whose or what name a name word speaks of: "name" (the speaker's), "name:sister", "name:podcast";
     None when it cannot tell (then it is no slot: precision first)."""
     before, at = text[:word.start()], word.group(0).lower()
-    owner = _owner(before)
+    owner = _owner(text, word.start())
     if owner:
         return _slot("name", owner)
     if at.startswith(("renam", "rebrand")):  # "renamed the podcast": the thing follows at once
@@ -171,7 +179,7 @@ def _name_slot(text: str, word: re.Match[str]) -> str | None:
 
 
 def _slot_of(slot: str, text: str, word: re.Match[str]) -> str | None:
-    return _name_slot(text, word) if slot == "name" else _slot(slot, _owner(text[:word.start()]))
+    return _name_slot(text, word) if slot == "name" else _slot(slot, _owner(text, word.start()))
 
 
 def _drop_none(found: Iterable[str | None]) -> frozenset[str]:
@@ -244,7 +252,8 @@ def asks_about_the_past(query: str) -> bool:
 def _teller(memory: Memory, slots: Collection[str]) -> str:
     """Who told a memory: an episode's speaker; a fact's subject, or the user for a fact drawn about someone
     its slot names as the owner ("The user's husband works nights.": slot "shifts:husband")."""
-    if memory.kind is MemoryKind.FACT and any(s.endswith(f":{(memory.subject or '').lower()}") for s in slots):
+    owner = _relation((memory.subject or "").lower())
+    if memory.kind is MemoryKind.FACT and any(s.endswith(f":{owner}") for s in slots):
         return "user"
     return _speaker(memory)
 

@@ -32,7 +32,7 @@ def _patterns(name: str) -> tuple[tuple[re.Pattern[str], str], ...]:
         (rename(old + r"(?:'s)?\s+(?:official\s+|new\s+)?name\s+is\s+now\s+" + new + _END), "corrects"),
         (rename(old + r"(?:\s+" + _THINGS + r")?\s+(?:is|has been|got|was)\s+(?:now\s+)?(?:officially\s+)?"
                 r"(?:re)?(?:named|called|branded)\s+(?:to\s+|as\s+)?" + new + _END), "corrects"),
-        (rename(r"\brenamed\s+" + old + r"\s+(?:to|as)\s+" + new + _END), "corrects"),
+        (rename(r"\b(?:renamed|rebranded)\s+" + old + r"\s+(?:to|as)\s+" + new + _END), "corrects"),
         (rename(old + r"\s+is\s+dead,?\s+long\s+live\s+" + new + _END), "corrects"),
         (rename(r"\b(?:no\s+longer|not)\s+" + old + r"\b.*?\b(?:rebranded|renamed|called)\s+(?:it\s+)?" + new + _END),
          "corrects"),

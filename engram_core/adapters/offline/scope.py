@@ -63,7 +63,7 @@ _HABITUAL_PAST = re.compile(
 # made the present is not ("I was laid off", "I was born in", "I moved").
 _STATIVE_PAST = re.compile(
     r"\b(?:I|we)\s+(?:was|were|had|lived|worked|studied|played|flew|owned|ate|drove|taught|dated)\b"
-    r"(?!\s+(?:born|raised|laid|fired|let|hired|promoted|diagnosed|told|asked|just|recently|finally))", re.I)
+    r"(?!\s+(?:born|raised|laid|fired|let|hired|promoted|diagnosed|told|asked|just|recently|finally|to))", re.I)
 # "I'm not sure I like sushi", "no idea if I still work there": a doubt, not a statement.
 _UNSURE = re.compile(
     r"\b(?:not\s+(?:sure|certain)|unsure|(?:don't|do\s+not|dont)\s+know|no\s+idea|wonder(?:ing)?)"

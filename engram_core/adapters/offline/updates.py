@@ -310,7 +310,8 @@ _PEOPLE_AND_DIETS = (
     Rule("likes", _rx(r"^(?:(?:so|and|well|sadly|honestly)\s+)*(?P<obj>[\w' -]+?)(?:'s|\s+is|\s+are)\s+(?:now\s+)?"
                       r"off\s+the\s+menu(?:\s+for\s+(?:me|us))?(?:\s+now)?\s*[.!]*$"),
          negated=True, revision=True, tentative=True, first_person=False),
-    Rule("likes", _rx(I_VE + r"(?:have\s+)?(?:gave\s+up|given\s+up|quit|cut\s+out|ditched|dropped|kicked|"
+    Rule("likes", _rx(I_VE + r"(?:have\s+)?(?:gave\s+up|given\s+up|had\s+to\s+give\s+up|quit|cut\s+out|"
+                      r"ditched|dropped|kicked|"
                       r"stopped(?:\s+(?:drinking|eating|having|buying|watching|playing))?)\s+" + OBJ),
          negated=True, revision=True, tentative=True,
          check=lambda o: re.match(r"(?:my|the|a)\s+(?:job|position|role|work)\b", o, re.I) is None),
