@@ -44,6 +44,14 @@ pytestmark = pytest.mark.both_stores  # recall here needs no SQL
     ("I left my phone at work.", set()),
     ("I'm at work now.", set()),
     ("My diet is going well now.", set()),
+    ("Its official, I am working for Santander now.", {"employer"}),  # "Its" is no "it"
+    ("The company moved offices to Leeds now.", set()),  # the company's move, not the speaker's
+    ("Our firm switched to a four-day week.", set()),
+    ("Now I'm at the airport, flight delayed.", set()),  # where one is for an hour
+    ("I've started working from home now.", set()),
+    ("I started a new job search.", set()),
+    ("We switched the kids' school run to dad.", set()),
+    ("I changed my diet app to a new one.", set()),
     ("im at wagamama now", {"employer"}),  # a value said to hold now, in lower case
     ("hubby switched to days finally, hes on the 8 to 4 now", {"shifts:husband"}),
     ("My daughter started at Oakfield Academy now.", {"school:daughter", "employer:daughter"}),

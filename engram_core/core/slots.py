@@ -29,22 +29,29 @@ from engram_core.core.restatements import _ALIASES, _BARE_RELATION, _PEOPLE, ADD
 _NO_OBJECT = (r"(?=\s*(?:$|[,.;:!?)]|(?:just|finally|recently|again|all|permanently|officially)\b|"
               r"(?:back|to|into|in|out|over|across|up|down|away|abroad|home|house|here|there|from|with|cities|"
               r"countries|flats?|apartments?|day)\b|(?-i:[A-Z])))")
+# "a new job search", "the job offer": things about a job, not the job.
+_JOB_THINGS = (r"(?:as|search|hunt|hunting|interview|interviews|application|applications|offer|offers|board|fair|title|"
+               r"ad|ads|listing|description|centre|center)")
+# "I'm at the airport", "I'm at home": where one is for an hour, not whom one works for ("I'm at Arup now").
+_NOT_AT_WORK = (r"(?:the|a|an|my|home|work|school|uni|church|airport|station|gym|park|beach|pub|bar|mall|shops|"
+                r"doctor's|dentist|dentist's|hospital|hotel|cinema|library)")
 # The words that speak of each slot; plain vocabulary, not sentence shapes. Words that chat uses for much
 # else ("team", "joined", "place", "career") are left out: on LoCoMo they retired turns nobody had changed.
 SLOT_WORDS: dict[str, re.Pattern[str]] = {
     "home": re.compile(
         r"\b(?:live[sd]?\s+(?:in|at|on|with|near|by|out)|living\s+(?:in|at|on|with|near|by|out)|"
         r"(?:moved|moving|relocat\w*)" + _NO_OBJECT + r"|(?:my|our|new)\s+(?:home|flat|apartment|place|house|condo)|"
-        r"home\s+(?:is|now)|'s\s+home|"
+        r"(?<!from\s)(?<!at\s)home\s+(?:is|now)|'s\s+home|"
         r"based\s+in|emigrat\w*|(?:got|bought|rented|found)\s+(?:a|an|my|our)\s+(?:own\s+)?(?:new\s+)?"
         r"(?:place|flat|house|home|apartment)\b|(?:been|lived)\s+(?:here\s+)?in\s+(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)*\s+"
         r"(?:for|since))\b", re.I),
     # Whom one works for, and what one works as, are two slots: a new employer is no new trade ("I started a
     # new job at Initech" leaves "I work as an electrician" standing).
     "employer": re.compile(
-        r"\b(?:work(?:s|ed|ing)?\s+(?:at|for|in)|(?:my|new|old|the|day)\s+(?:\w+\s+)?job(?!\s+as\b)|job\s+(?:at|with|in)|"
-        r"employer|employed|company|firm|hired|resign\w*|redundan\w*|laid\s+off|freelanc\w*|"
-        r"(?:I'?m|im)\s+(?:an?\s+(?:\w+\s+){0,2})?at|I\s+do\s+\w+\s+(?:\w+\s+)?at|teach(?:es|ing)?\s+(?:at|in)|"
+        r"\b(?:work(?:s|ed|ing)?\s+(?:at|for|in)|(?:my|new|old|the|day)\s+(?:\w+\s+)?job(?!\s+" + _JOB_THINGS + r"\b)|"
+        r"job\s+(?:at|with|in)|employer|employed|company|firm|hired|resign\w*|redundan\w*|laid\s+off|freelanc\w*|"
+        r"(?:I'?m|im)\s+an?\s+(?:\w+\s+){0,2}at|(?:I'?m|im)\s+at(?!\s+" + _NOT_AT_WORK + r"\b)|"
+        r"I\s+do\s+\w+\s+(?:\w+\s+)?at|teach(?:es|ing)?\s+(?:at|in)|"
         r"stud(?:y|ies|ying)\s+(?:at|in)|start(?:ed|ing)\s+at\s+(?-i:[A-Z])\w*)\b", re.I),
     "occupation": re.compile(r"\b(?:work(?:s|ed|ing)?\s+as|job\s+as|student)\b", re.I),
     # When one works: one pattern of shifts at a time ("works nights", then "switched to days").
@@ -54,7 +61,8 @@ SLOT_WORDS: dict[str, re.Pattern[str]] = {
         re.I),
     # A child's school, one at a time ("my son moved to Greenfield Primary").
     "school": re.compile(
-        r"\b(?:school|primary|nursery|kindergarten|preschool|academy|sixth\s+form|high\s+school|middle\s+school)\b",
+        r"\b(?:school|primary|nursery|kindergarten|preschool|academy|sixth\s+form|high\s+school|middle\s+school)\b"
+        r"(?!\s+(?:run|trip|holidays?|bus|uniform|play|fees|gates?|disco|fair|concert|report|friends?|shoes|bag)\b)",
         re.I),
     "name": re.compile(
         r"\b(?:name[sd]?|renam\w*|called|call(?:s|ed)?\s+(?:me|it|him|her|them|us)|go(?:es)?\s+by|surname|maiden|"
@@ -88,7 +96,8 @@ SLOT_CHANGE = re.compile(
     r"(?:got|was|been|get|getting)\s+hired|"
     r"(?:went|gone|going|turned)\s+(?:full\s+|fully\s+|back\s+)?(?:" + _DIET_VALUE + r"|freelance|self-employed)|"
     r"left\s+(?:(?:my|the|our)\s+(?:\w+\s+)?(?:job|company|firm|employer|flat|place|house|city)|(?-i:[A-Z]))|"
-    r"changed\s+(?:jobs|careers|companies|employers|(?:my|our)\s+(?:\w+\s+)?(?:name|surname|job|diet|address))|"
+    r"changed\s+(?:jobs|careers|companies|employers|(?:my|our)\s+(?:\w+\s+)?(?:name|surname|job|diet|address)"
+    r"(?!\s+(?:app|plan|book|tracker|account|settings|photo|picture)\b))|"
     r"(?:I'm|I\s+am|we're|we\s+are|is|it's|I|we)\s+now|now\s+(?:I|I'm|we|we're|it's|its|he|he's|she|she's|they|they're)|"
     r"new\s+(?:job|flat|place|home|house|apartment|address|name|employer|company|diet|school|shifts?)"
     r"(?=\s*(?:$|[,.;:!]|at\b|in\b|with\b|is\b|'s\b|starts\b|as\b)))", re.I)
@@ -99,7 +108,10 @@ _NOW_AFTER_VALUE = re.compile(
     r"least|first|the\s+office|school|uni|bed|the\s+gym|the\s+end|my\s+desk)\b)(?:[\w'&-]+\s+){0,2}?[\w'&-]+)"
     r"\s+now(?=\s*(?:$|[,.;:!]))", re.I)
 NEAR_WORDS = 6  # at most this many words between the cue and the slot word
-_OTHER_SUBJECT = re.compile(r"^\W*(?:you|your|he|she|they|his|her|their|it|that|this)\b", re.I)
+# A sentence about someone else, or about a thing ("The company moved offices", "Our firm switched to ..."):
+# not a change of the speaker's own slot.
+_OTHER_SUBJECT = re.compile(r"^\W*(?:(?:you|your|he|she|they|his|her|their|it|that|this)\b|(?:the|our|my)\s+(?:company|"
+                            r"firm|office|team|business|employer|boss|manager|school|landlord|department)\b)", re.I)
 # A change only thought of: "if I moved to Seattle", "I might go freelance", "someday I want to" ("may", not "May").
 _NOT_YET = re.compile(r"\b(?:if|would|wud|might|maybe|perhaps|could|should|thinking\s+(?:of|about)|want(?:s|ed)?\s+to|"
                       r"wanna|wish|hope|someday|one\s+day|planning|plan\s+to|considering|(?-i:may))\b", re.I)
