@@ -202,14 +202,6 @@ class IndexEntry:
         return self._change_reading()[0]
 
     @property
-    def slots_changed(self) -> tuple[str, ...]:
-        return self._change_reading()[1]
-
-    @property
-    def slots_named(self) -> tuple[str, ...]:
-        return self._change_reading()[2]
-
-    @property
     def slots(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """``slots_changed`` and ``slots_named`` in one read (recall asks both of 400 candidates)."""
         reading = self._change_reading()
