@@ -131,6 +131,6 @@ def test_a_relation_opening_the_sentence_owns_the_move(minilm, clock):
     ("I'll never give up!", False),
 ])
 def test_what_says_something_of_the_speakers_stopped(text, stops):
-    from engram_core.core.restatements import stopping_sentences
+    from engram_core.core.stopping import stopping_sentences
 
     assert bool(stopping_sentences(text)) is stops

@@ -18,6 +18,8 @@ pytestmark = pytest.mark.both_stores  # recall here needs no SQL
 
 @pytest.mark.parametrize(("text", "slots"), [
     ("Moving day's over, hello Denver!", {"home"}),
+    ("Doctor put me on a gluten free diet.", {"diet"}),
+    ("Mum put me on the phone to grandma.", set()),  # a call, not a new number
     ("The new flat is tiny but it's ours.", {"home"}),
     ("Went freelance: I'm at my own studio now.", {"employer"}),
     ("I quit the bakery job, no more 4am starts.", {"employer"}),

@@ -10,9 +10,10 @@ from conftest import START, make_engine
 from engram_core.core.config import EngineConfig
 from engram_core.core.words import meaning
 from engram_core.core.model import EventKind, Memory, MemoryKind, MemoryStatus
+from engram_core.core.stopping import stopping_sentences
 from engram_core.core.restatements import (
     CLOSE_SIMILARITY, _people, _speaker_of, changing_sentences, new_values, replaced_values, retired_by,
-    same_people, stopping_sentences, updating_sentences,
+    same_people, updating_sentences,
 )
 
 pytestmark = pytest.mark.both_stores

@@ -57,9 +57,9 @@ _PEOPLE = re.compile(
     r"aunt|uncle|cousin|niece|nephew|"
     r"friend|boss|colleague|roommate|flatmate|neighbou?r|teacher|dog|cat|in-laws?)\b", re.I)
 # A relation opening a sentence stands for the speaker's own, with no "my": "Mum retired at last".
-_BARE_RELATION = re.compile(
-    r"(?:^|[.!?;]\s+)(?P<who>mum|mom|dad|mother|father|grand\w+|gran|granny|nan|nana|husband|hubby|wife|"
-    r"sister|sis|brother|bro|son|daughter|boyfriend|girlfriend)(?:'s)?\s+(?-i:[a-z])", re.I)
+_RELATIONS = (r"mum|mom|dad|mother|father|grand\w+|gran|granny|nan|nana|husband|hubby|wife|sister|sis|brother|bro|"
+              r"son|daughter|boyfriend|girlfriend")
+_BARE_RELATION = re.compile(r"(?:^|[.!?;]\s+)(?P<who>" + _RELATIONS + r")(?:'s)?\s+(?-i:[a-z])", re.I)
 _ALIASES = {"sis": "sister", "bro": "brother", "hubby": "husband", "gran": "grandma", "granny": "grandma",
             "nan": "grandma", "nana": "grandma", "mom": "mum", "mother": "mum", "father": "dad"}
 _OTHER_PRONOUN = re.compile(r"\b(?:he|she|he's|she's|they're)\b", re.I)
@@ -203,49 +203,10 @@ def retracted(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray,
     return drop
 
 
-# What says something stopped, and what makes it a resolve instead ("I won't quit", "never give up").
-_STOP_WORD = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+more|stopped|quit|quitted|"
-                        r"gave\s+up|given\s+up|had\s+to\s+give\s+up|cut\s+out|not\s+\w+(?:ing)?\s+more|ditched|binned|"
-                        r"(?:I'm|I\s+am|im)\s+off\s+(?!(?:to|work|today|tomorrow|tonight|sick|duty|home|now|out|for|on|"
-                        r"at|in|the|my|our|a|an)\b)|"
-                        r"dropped(?!\s+(?:off|by|in|out|me|him|her|them|it|the\s+kids))|(?:'s|\s+is)\s+over|"
-                        r"gone\s+(?:right\s+)?off|went\s+off|(?:is|'s)\s+dead\s+to\s+me|isn'?t\s+for\s+me)\b", re.I)
-_ELIDED_CANT = re.compile(r"\s*(?:can'?t|cannot|couldn'?t)\b", re.I)
-_SELF = re.compile(r"\b(?:I|I'm|I've|Im|Ive|we|we're|we've)\b", re.I)
-_OTHERS = re.compile(r"\b(?:you|your|he|his|she|her|they|their)\b", re.I)
-_RESOLVE = re.compile(r"\b(?:won't|will\s+not|never|can't|cannot|gonna|going\s+to|would|should|must)\b", re.I)
 _NOT_AFTER_TITLE = r"(?<!\b(?:Mr|Ms|Dr|St))(?<!\bMrs)"  # "Mr." ends no sentence
 _CLAUSES = re.compile(_NOT_AFTER_TITLE + r"[.!?;]+\s*")
 _ENDS = re.compile(_NOT_AFTER_TITLE + r"([.!?;]+)\s*")  # the same, keeping each stop
 RETIRED_PER_MESSAGE = 2  # a change retracts what was said of it, not a whole topic: the closest few
-
-
-def clause_stops(clause: str) -> bool:
-    """Whether one clause says something of the speaker's stopped (``stopping_sentences``)."""
-    found = _STOP_WORD.search(clause)
-    if found is None:
-        return False
-    before = clause[:found.start()]
-    if not before.strip() or found.group(0).lower().startswith("no ") or re.match(r"\s*not\b", before, re.I):
-        return True  # "Stopped the fasting", "no more macchiatos", "no longer vegan", "not raw anymore"
-    if found.group(0).lower().endswith(" me"):
-        return _OTHERS.search(before) is None  # "bubble tea is dead to me", "clubbing isnt for me anymore"
-    if _ELIDED_CANT.match(before) and found.group(0).lower().startswith("any"):
-        return True  # "cant do spicy anymore": the "I" left out
-    if found.group(0).lower().endswith("over"):
-        return _OTHERS.search(before) is None  # "the cleanse is over"; not "your shift is over"
-    self_at = [m.end() for m in _SELF.finditer(before)]
-    return bool(self_at) and _RESOLVE.search(before[self_at[-1]:]) is None
-
-
-def stopping_sentences(text: str) -> str:
-    """The sentences in which the speaker says something of theirs stopped: "I quit", "I'm not into X
-    anymore", "no more X", "Stopped the fasting" (the "I" left out); not "Don't quit!" (said to someone
-    else), not "I won't quit" (a resolve), not a question. Empty when there are none."""
-    said = _said(text)
-    if said.rstrip().endswith("?"):
-        return ""
-    return " ".join(c for c in _CLAUSES.split(said) if clause_stops(c))
 
 
 def changing_sentences(text: str) -> str:
@@ -330,7 +291,7 @@ def corrected_episode(text: str, values: Sequence[frozenset[str]], older: Sequen
 
 def retired_by(text: str, said: str, older: Sequence[tuple[Memory, float]], least_similarity: float,
                besides: frozenset[str] = frozenset(), values: Sequence[frozenset[str]] = (),
-               fresh: frozenset[str] = frozenset()) -> list[str]:
+               fresh: frozenset[str] = frozenset(), ended: Sequence[frozenset[str]] = ()) -> list[str]:
     """Ids of the older raw episodes that a newer message stating a change retires, pure: of the same
     person and the people they are about, close in meaning (``older`` pairs each with its cosine to the
     message ``text``) and named by ``said``, the sentences of it that state the change (``_anchored``;
@@ -346,17 +307,30 @@ def retired_by(text: str, said: str, older: Sequence[tuple[Memory, float]], leas
     The write path asks only when the bookkeeper read a change in the message (a new single-valued
     belief in words that state a change), the speaker says something stopped (``stopping_sentences``),
     the message names the value it replaces, or it says a value was updated (``updating_sentences``);
-    the recall-time rules above ask of any change cue, and cost real conversations their evidence."""
+    the recall-time rules above ask of any change cue, and cost real conversations their evidence.
+
+    With ``ended`` (``stopping.ended_values``: "retired from Shell", "my last day at Google"), an older
+    episode of the same people that says the thing ended is named, ``ENDED_SLACK`` further in meaning."""
     speaker, people = _speaker_of(text), _people(text)
     names = besides | {_speaker(old) for old, _ in older} | {speaker}
     found = [(cosine, old.id) for old, cosine in older
-             if old.kind is MemoryKind.EPISODE and not old.critical and cosine >= least_similarity
-             and _speaker(old) == speaker
-             and (same_people(_people(old.text), people) or _named_person(old.text, text) or bool(values))
-             and (_says_one(old.text, values) if values
-                  else _names_it(old.text, said, text, cosine, names, bool(fresh)))
-             and (not fresh or bool(fresh - meaning(_said(old.text))))]
+             if old.kind is MemoryKind.EPISODE and not old.critical and _speaker(old) == speaker
+             and (_ends_it(old.text, said, ended, cosine, least_similarity)
+                  or (cosine >= least_similarity
+                      and (same_people(_people(old.text), people) or _named_person(old.text, text) or bool(values))
+                      and (_says_one(old.text, values) if values
+                           else _names_it(old.text, said, text, cosine, names, bool(fresh)))
+                      and (not fresh or bool(fresh - meaning(_said(old.text))))))]
     return [mid for _, mid in sorted(found, reverse=True)[:RETIRED_PER_MESSAGE]]
+
+
+ENDED_SLACK = 0.15  # a thing named as ended ("last day at Google") reaches this much further than other words
+
+
+def _ends_it(old: str, said: str, ended: Sequence[frozenset[str]], cosine: float, least_similarity: float) -> bool:
+    """The older text says a thing ``said`` names as ended, of the same people as the clauses that end it."""
+    return (bool(ended) and cosine >= least_similarity - ENDED_SLACK and _says_one(old, ended)
+            and (same_people(_people(old), _people(said)) or _named_person(old, said)))
 
 
 CLOSE_SIMILARITY = 0.55  # a short chat turn this close to the change shares only the slot's word with it

@@ -77,11 +77,6 @@ SLOT_WORDS: dict[str, re.Pattern[str]] = {
 }
 # A change of the speaker's own: the cue near the slot word, in a sentence that speaks of the speaker
 # (or leaves the speaker out, as chat does: "Moving day done, hello Philadelphia!").
-# "now" and "new" are in most sentences ("my job is stressful now", "the new company canteen"), so only
-# their changing uses count: "I'm now at", "now I eat", a value said to hold now ("I'm at Arup now",
-# "vegan now"), a new home or job that is the point ("my new flat is", "new job at"). "Went", "left" and
-# "changed" count only with what changed ("went vegan", "left Initech", "changed jobs").
-_DIET_VALUE = r"(?:vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|plant[\s-]based|carnivore)"
 _DIET_VALUE = r"(?:vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|plant[\s-]based|carnivore)"
 # "now" and "new" are in most sentences ("my job is stressful now", "the new company canteen"), so only
 # their changing uses count: "I'm now at", "now I eat", a value said to hold now ("I'm at Arup now",
@@ -94,6 +89,7 @@ SLOT_CHANGE = re.compile(
     r"(?:got|bought|found)\s+(?:a|an|my|our)\s+(?:own\s+)?(?:new\s+)?(?:place|flat|house|home|apartment)\b|"
     r"renam\w*|rebrand\w*|resigned|emigrated|laid\s+off|redundant|started|"
     r"(?:got|was|been|get|getting)\s+hired|"
+    r"put\s+(?:me|him|her|us|them)\s+on\s+(?:a\s+|an\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:diet|nights|days|lates|earlies)|"
     r"(?:went|gone|going|turned)\s+(?:full\s+|fully\s+|back\s+)?(?:" + _DIET_VALUE + r"|freelance|self-employed)|"
     r"left\s+(?:(?:my|the|our)\s+(?:\w+\s+)?(?:job|company|firm|employer|flat|place|house|city)|(?-i:[A-Z]))|"
     r"changed\s+(?:jobs|careers|companies|employers|(?:my|our)\s+(?:\w+\s+)?(?:name|surname|job|diet|address)"

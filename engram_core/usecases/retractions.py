@@ -25,10 +25,10 @@ import numpy as np
 
 from engram_core.core.model import Belief, Cardinality, Memory, MemoryKind, Verdict
 from engram_core.core.restatements import (
-    changing_sentences, clause_stops, corrected_episode, new_values, replaced_values, retired_by, stopping_sentences,
-    updating_sentences,
+    changing_sentences, corrected_episode, new_values, replaced_values, retired_by, updating_sentences,
 )
 from engram_core.core.retention import RECALLABLE
+from engram_core.core.stopping import clause_stops, ended_values, stopping_clauses, stopping_sentences
 from engram_core.core.words import meaning
 from engram_core.usecases.runtime import Runtime
 from engram_core.usecases.writeplan import FactPlan
@@ -47,6 +47,7 @@ class Trigger(NamedTuple):
     besides: frozenset[str]  # the new values' words, which name nothing old
     values: tuple[frozenset[str], ...] = ()  # the values it says it replaces: what the older one must say
     fresh: frozenset[str] = frozenset()  # the values it states: the older one must lack one of them
+    ended: tuple[frozenset[str], ...] = ()  # the things it says ended ("retired from Shell"): what names the older one
 
 
 def _trigger(text: str, plans: Sequence[FactPlan]) -> Trigger | None:
@@ -60,7 +61,9 @@ def _trigger(text: str, plans: Sequence[FactPlan]) -> Trigger | None:
         return Trigger(changing, frozenset().union(*(meaning(p.belief.object) for p in changed if p.belief)))
     stopping = stopping_sentences(text)
     if stopping:
-        return Trigger(stopping, frozenset())
+        ended = ended_values(stopping)
+        return Trigger(stopping_clauses(stopping), frozenset(), ended=ended) if ended \
+            else Trigger(stopping, frozenset())
     values = replaced_values(text)
     if values:
         return Trigger(text, frozenset(), values)
@@ -91,7 +94,7 @@ def retired_episodes(rt: Runtime, text: str, vector: np.ndarray, occurred_at: da
         return []
     older = _older_episodes(rt, text, vector, occurred_at)
     chosen = set(retired_by(text, trigger.said, older, rt.config.retire_similarity, trigger.besides,
-                            trigger.values, trigger.fresh))
+                            trigger.values, trigger.fresh, trigger.ended))
     chosen |= {found} if (found := corrected_episode(text, trigger.values, older)) else set()
     return [memory for memory, _ in older if memory.id in chosen]
 

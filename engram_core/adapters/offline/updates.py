@@ -19,6 +19,9 @@ from engram_core.adapters.offline.patterns import (
 _ADV_DIET = r"(?:(?:fully|full|completely|totally|100%|strictly|now|officially|basically)\s+)*"
 _BE = r"\b(?:I|we)(?:'m|\s+am|m|'re|\s+are)\s+" + ADV
 _ORG = r"(?P<obj>(?-i:(?:the\s+)?[A-Z][\w&'.-]*(?:\s+(?:&\s+)?[A-Z][\w&'.-]*){0,4}))"
+# "Left Paris at 6am", "left London this morning": a trip, which ends neither a job nor a home.
+_NOT_A_TRIP = (r"(?![^,;.!?]*\b(?:at\s+\d|\d+\s*(?:am|pm)|this\s+(?:morning|afternoon|evening)|today|tonight|yesterday|"
+               r"airport|flight|train|for\s+the\s+(?:weekend|day|night))\b)")
 _THINGS = (r"(?P<thing>project|side project|podcast|newsletter|band|app|shop|store|product|channel|server|blog|"
            r"restaurant|team|group|lab|company|startup|business|brand|club|book club|org|organisation|"
            r"organization|website|site|tool|cafe|bakery|show|game|repo)")
@@ -141,7 +144,10 @@ _HOME = (
                          r"(?![^,;!?]*\bas\s+an?\s)"
                          + OBJ),
          revision=True, check=lambda o: capitalised(o) and not _organisation(o) and not workplace(o)),
-    Rule("lives_in", _rx(WE + r"(?:settled|landed)\s+in\s+" + OBJ + r"(?=.*\b(?:for good|home|now|settled)\b|$)"),
+    Rule("lives_in", _rx(WE + r"settled\s+in\s+" + OBJ + r"(?=.*\b(?:for good|home|now|settled)\b|$)"),
+         revision=True, check=capitalised),
+    # "landed in Rome" is a flight, unless it says it is for good ("landed in Lisbon for good")
+    Rule("lives_in", _rx(WE + r"landed\s+in\s+" + OBJ + r"(?=.*\b(?:for good|home|settled)\b)"),
          revision=True, check=capitalised),
     Rule("lives_in", _rx(_BE + r"(?:now\s+)?(?:living\s+|staying\s+|settled\s+)?in\s+" + OBJ
                          + r"(?=\s+now\b|\s+these days\b|\s+for good\b)"), revision=True, check=capitalised),
@@ -178,10 +184,11 @@ _WORK = (
     Rule("works_at", _rx(r"\b(?:my\s+)?(?:first|1st)\s+(?:day|week)\s+(?:at|with)\s+" + OBJ), revision=True,
          check=capitalised, first_person=False),
     Rule("works_at", _rx(IM + r"employed\s+(?:by|at|with)\s+" + OBJ)),
-    Rule("works_at", _rx(I_VE + r"(?:have\s+)?(?:left|quit)\s+" + _ORG), negated=True, revision=True, tentative=True),
-    # Tentative negations only retire a held value they name, so any object may be tried.
-    Rule("works_at", _rx(I_ + r"(?:left|quit)\s+(?:my\s+job\s+at\s+)?" + OBJ), negated=True, revision=True,
+    Rule("works_at", _rx(I_VE + r"(?:have\s+)?(?:left|quit)\s+" + _NOT_A_TRIP + _ORG), negated=True, revision=True,
          tentative=True),
+    # Tentative negations only retire a held value they name, so any object may be tried.
+    Rule("works_at", _rx(I_ + r"(?:left|quit)\s+" + _NOT_A_TRIP + r"(?:my\s+job\s+at\s+)?" + OBJ), negated=True,
+         revision=True, tentative=True),
     Rule("works_at", _rx(IM + r"(?:no\s+longer|not)\s+(?:at|with)\s+" + _ORG), negated=True, revision=True,
          tentative=True),
     # The employer as the one who acts: "Amazon laid me off", "Sainsbury's hired me".
@@ -240,7 +247,7 @@ _PEOPLE_AND_DIETS = (
                                     r"split\s+up|split|broke\s+up|separated)\b"),
          negated=True, revision=True, tentative=True, first_person=False),
     Rule("relationship_status", _rx(I_VE + r"(?:have\s+)?(?:divorced|split\s+up\s+with|broke\s+up\s+with|"
-                                    r"separated\s+from|left)\s+(?P<obj>(?-i:[A-Z][a-z'-]+))\b"),
+                                    r"separated\s+from|left)\s+" + _NOT_A_TRIP + r"(?P<obj>(?-i:[A-Z][a-z'-]+))\b"),
          negated=True, revision=True, tentative=True),
     # "I'm driving a Tesla now": the car driven these days.
     Rule("drives", _rx(IM + r"(?:now\s+)?driving\s+(?:a|an|the|my|our)\s+(?:(?:new|used|electric)\s+)*(?P<obj>"

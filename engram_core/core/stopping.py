@@ -1,0 +1,108 @@
+"""What says something stopped: the speaker's, or of someone they name (pure).
+
+"I quit", "I'm not into X anymore", "no more X", "Stopped the fasting" (the "I" left out), and things ended
+in other words: "retired from Shell", "my last day at Google", "sold my guitar", "I can't stand sushi".
+Not "Don't quit!" (said to someone else), not "I won't quit" (a resolve), not a question. The write path
+(``usecases/retractions``) retires the older episodes such a sentence names (``restatements.retired_by``)
+and ends the beliefs it names.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram_core.core.restatements import _CLAUSES, _RELATIONS, _said
+from engram_core.core.words import meaning
+
+# What ends a thing in other words, the thing named after it: "retired from Shell", "my last day at Google",
+# "handed in my notice", "they let me go", "sold my guitar", "the band split up", "grew out of Taylor Swift",
+# "hung up his boots", "pulled Ella out of Hillside", "I can't stand sushi", "cut coffee completely".
+_ENDING = (r"retired\s+from|(?:just|finally|officially|has|have|had|'s|'ve)\s+retired|"
+           r"last\s+(?:day|shift)\s+(?:at|with|of)|"
+           r"(?:handed|handing|hand|put|putting|gave|giving|turned|turning)\s+in\s+(?:my|his|her|their|our)\s+notice|"
+           r"let\s+(?:me|him|her|them|us)\s+go|sold\s+(?:my|his|her|their|our|the)|split\s+up|broke\s+up|disbanded|"
+           r"(?:closed|shut)\s+down|gr[eo]wn?\s+out\s+of|outgrew|hung\s+up\s+(?:my|his|her|their|the)|"
+           r"pulled\s+(?:\w+\s+)?out\s+of|can'?t\s+(?:stand|stomach|face|handle|look\s+at)|"
+           r"cut\s+(?:\w+\s+){1,2}?(?:completely|entirely|totally|out)|"
+           # "Left Blue Bottle, ...", "left Initech after six years"; not "Left Paris at 6am" (a trip)
+           r"left\s+(?!(?-i:I)\b)(?-i:[A-Z])[\w'&-]*(?:\s+(?-i:[A-Z])[\w'&-]*){0,2}(?=\s*(?:$|[,.;!]|after\b|for\s+good|"
+           r"behind|to\s+(?:join|work|start|go)\b))")
+# What says something stopped, and what makes it a resolve instead ("I won't quit", "never give up").
+_STOP_WORD = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+more|stopped|quit|quitted|"
+                        r"gave\s+up|given\s+up|had\s+to\s+give\s+up|cut\s+out|not\s+\w+(?:ing)?\s+more|ditched|binned|"
+                        r"(?:I'm|I\s+am|im)\s+off\s+(?!(?:to|work|today|tomorrow|tonight|sick|duty|home|now|out|for|on|"
+                        r"at|in|the|my|our|a|an)\b)|"
+                        r"dropped(?!\s+(?:off|by|in|out|me|him|her|them|it|the\s+kids))|(?:'s|\s+is)\s+over|"
+                        r"gone\s+(?:right\s+)?off|went\s+off|(?:is|'s)\s+dead\s+to\s+me|isn'?t\s+for\s+me|"
+                        r"(?:doesn'?t|does\s+not|don'?t|didn'?t)\s+(?:agree|work(?:\s+out)?)\s+(?:with|for)\s+me|"
+                        + _ENDING + r")\b", re.I)
+_ELIDED_CANT = re.compile(r"\s*(?:can'?t|cannot|couldn'?t)\b", re.I)
+_SELF = re.compile(r"\b(?:I|I'm|I've|Im|Ive|we|we're|we've)\b", re.I)
+_OTHERS = re.compile(r"\b(?:you|your|he|his|she|her|they|their)\b", re.I)
+_RESOLVE = re.compile(r"\b(?:won't|will\s+not|never|can't|cannot|gonna|going\s+to|would|should|must)\b", re.I)
+# What keeps "anymore" from saying a stop ("I wouldn't eat meat anymore if"); "can't" does not ("can't eat it anymore").
+_WISH = re.compile(r"\b(?:would(?:n'?t)?|wud|should(?:n'?t)?|must|might|if)\b", re.I)
+# Whose thing stopped, when not "I": "my knees can't take it anymore", "Dad retired", "sis dropped law", "Tom quit".
+# Whom it belongs to is matched later (``same_people``, ``_named_person``).
+_NOT_A_HOLDER = ("the|this|that|it|its|there|now|then|today|after|before|when|so|and|but|honestly|well|just|yes|no|oh|"
+                 "ok|okay|lol|haha|yeah|sadly|finally|also|anyway|since|as|if|in|on|at|for|with|what|why|how|who|where|"
+                 "which|not|last|next|every|some|all|our|your|their|his|her|these|those|we|you|they|he|she|don'?t|do|"
+                 "never|please|let'?s|keep|try|go|maybe|hey|hi|wow|omg|guess")
+_HOLDER = re.compile(r"\bmy\b|^\W*(?:" + _RELATIONS + r"|(?!(?:" + _NOT_A_HOLDER + r")\b)(?-i:[A-Z])[\w'-]*)\b", re.I)
+
+
+def clause_stops(clause: str) -> bool:
+    """Whether one clause says something of the speaker's stopped (``stopping_sentences``), or of someone
+    they name ("Dad retired from Shell"): any of its stop words, read with what comes before it."""
+    return any(_stops_at(clause, found) for found in _STOP_WORD.finditer(clause))
+
+
+def _stops_at(clause: str, found: re.Match[str]) -> bool:
+    before, cue = clause[:found.start()], found.group(0).lower()
+    if not before.strip() or cue.startswith("no ") or re.match(r"\s*not\b", before, re.I):
+        return True  # "Stopped the fasting", "no more macchiatos", "no longer vegan", "not raw anymore"
+    if cue.endswith(" me"):
+        return _OTHERS.search(before) is None  # "bubble tea is dead to me", "clubbing isnt for me anymore"
+    if _ELIDED_CANT.match(before) and cue.startswith("any"):
+        return True  # "cant do spicy anymore": the "I" left out
+    if cue.endswith("over"):
+        return _OTHERS.search(before) is None  # "the cleanse is over"; not "your shift is over"
+    self_at = [m.end() for m in _SELF.finditer(before)] or [m.end() for m in _HOLDER.finditer(before)]
+    if not self_at or _OTHERS.match(before.lstrip()):
+        return False  # "You quit?", "He stopped", "The rain stopped": no holder to match older memories by
+    resolve = _WISH if cue.startswith("any") else _RESOLVE
+    return resolve.search(before[self_at[-1]:]) is None  # "I can't eat spicy anymore" stops; "I can't quit" does not
+
+
+def stopping_sentences(text: str) -> str:
+    """The sentences in which the speaker says something of theirs stopped: "I quit", "I'm not into X
+    anymore", "no more X", "Stopped the fasting" (the "I" left out); not "Don't quit!" (said to someone
+    else), not "I won't quit" (a resolve), not a question. Empty when there are none."""
+    said = _said(text)
+    if said.rstrip().endswith("?"):
+        return ""
+    return " ".join(c for c in _CLAUSES.split(said) if clause_stops(c))
+
+
+# The thing an ending names after it: "retired from Shell", "left Blue Bottle", "quit rugby", "sold my guitar",
+# up to three words, to the first word that starts another clause ("quit rugby after his knee injury").
+_ENDED = re.compile(r"\b(?:retired\s+from|last\s+(?:day|shift)\s+(?:at|with|of)|notice\s+at|left|quit|dropped|ditched|"
+                    r"sold|gr[eo]wn?\s+out\s+of|outgrew|pulled\s+(?:\w+\s+)?out\s+of|can'?t\s+(?:stand|stomach|face|"
+                    r"handle|look\s+at|take|do|eat|drink)|cut|gave\s+up|given\s+up)\s+(?:(?:the|a|an|my|his|her|their|our)\s+)?"
+                    r"(?P<thing>[\w'&-]+(?:\s+(?!(?:after|for|to|and|but|because|so|since|as|now|anymore|completely|"
+                    r"entirely|totally|out|last|this|in|at|on|when|then|too|again|is|was|are|were|will|has|had|with|"
+                    r"from)\b)[\w'&-]+){0,2})", re.I)
+_NOT_A_THING = frozenset("it that this them him her me us you job work smoking drinking everything".split())
+
+
+def stopping_clauses(said: str) -> str:
+    """The comma-separated clauses of ``said`` that say something stopped ("I handed in my notice at
+    Deloitte", not "going to join my friend's studio"): whose the ended thing is."""
+    return ", ".join(c for c in re.split(r",\s*", said) if clause_stops(c))
+
+
+def ended_values(said: str) -> tuple[frozenset[str], ...]:
+    """The words of each thing the stopping sentences ``said`` name as ended, by what follows the ending
+    ("Dad retired from Shell": shell; "Jack quit rugby after his injury": rugby); none for "quit it"."""
+    found = (m.group("thing") for m in _ENDED.finditer(said))
+    return tuple(meaning(thing) for thing in found if thing.lower() not in _NOT_A_THING and meaning(thing))
