@@ -190,7 +190,7 @@ def plain_restated(memories: list, vectors: np.ndarray, least_similarity: float)
     if not newer:
         return set()
     similarity = vectors @ vectors[newer].T
-    keys = [(restatements._speaker(m), restatements._people(m.text)) for m, _ in memories]
+    keys = [(restatements._speaker(m), restatements.people_of(m.text)) for m, _ in memories]
     drop = set()
     for i, (old, belief) in enumerate(memories):
         if not restatements._retirable(old, belief):

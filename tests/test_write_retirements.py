@@ -12,7 +12,7 @@ from engram_core.core.words import meaning
 from engram_core.core.model import EventKind, Memory, MemoryKind, MemoryStatus
 from engram_core.core.stopping import stopping_sentences
 from engram_core.core.restatements import (
-    CLOSE_SIMILARITY, _people, _speaker_of, changing_sentences, new_values, replaced_values, retired_by,
+    CLOSE_SIMILARITY, people_of, speaker_of, changing_sentences, new_values, replaced_values, retired_by,
     same_people, updating_sentences,
 )
 
@@ -98,8 +98,8 @@ def test_the_values_an_update_states_are_its_names_and_numbers():
 
 
 def test_a_clause_before_a_colon_is_not_a_speaker():
-    assert _speaker_of("The school wrote to me: the trip is on the 9th.") == "user"
-    assert _speaker_of("Caroline: the trip is on the 9th.") == "caroline"
+    assert speaker_of("The school wrote to me: the trip is on the 9th.") == "user"
+    assert speaker_of("Caroline: the trip is on the 9th.") == "caroline"
 
 
 def test_an_update_retires_the_older_episode_that_names_its_slot_with_another_value():
@@ -263,4 +263,4 @@ def test_a_critical_fact_is_never_ended_by_a_stop_in_passing(clock):
     ("My sister lives in Rome.", "Dad moved to Rome.", False),
 ])
 def test_a_relation_opening_a_sentence_is_the_speakers_own(older, newer, same):
-    assert same_people(_people(older), _people(newer)) is same
+    assert same_people(people_of(older), people_of(newer)) is same

@@ -119,10 +119,19 @@ def _breaks_diet(draft: FactDraft, belief: Belief) -> bool:
             and bool(value_words(draft.object) & left_out))
 
 
+# A status that means no employer: "Dad retired" ends "works at the post office", whatever the place.
+_NO_EMPLOYER = frozenset({"retired", "unemployed", "jobless", "out of work", "between jobs"})
+
+
+def _leaves_work(draft: FactDraft, belief: Belief) -> bool:
+    return (draft.predicate == "job_title" and belief.predicate == "works_at"
+            and normalise_value(draft.object) in _NO_EMPLOYER)
+
+
 def _opposite(draft: FactDraft, belief: Belief) -> bool:
     """"can't stand The Office" ends "likes The Office" and the favourite show "The Office" alike;
-    eating chicken ends being vegetarian."""
-    if not draft.negated and _breaks_diet(draft, belief):
+    eating chicken ends being vegetarian; retiring ends the employer."""
+    if not draft.negated and (_breaks_diet(draft, belief) or _leaves_work(draft, belief)):
         return True
     opposed = belief.predicate in _OPPOSITES.get(draft.predicate, ()) or (
         draft.predicate == "dislikes" and belief.predicate.startswith("prefers_"))

@@ -65,7 +65,7 @@ _ALIASES = {"sis": "sister", "bro": "brother", "hubby": "husband", "gran": "gran
 _OTHER_PRONOUN = re.compile(r"\b(?:he|she|he's|she's|they're)\b", re.I)
 
 
-def _speaker_of(text: str) -> str:
+def speaker_of(text: str) -> str:
     m = _SPEAKER.match(text)
     return m.group("who").lower() if m else "user"
 
@@ -73,13 +73,13 @@ def _speaker_of(text: str) -> str:
 def _speaker(memory: Memory) -> str:
     if memory.kind is not MemoryKind.EPISODE:
         return (memory.subject or "user").lower()
-    return _speaker_of(memory.text)
+    return speaker_of(memory.text)
 
 
 _SOMEONE = "someone"
 
 
-def _people(text: str) -> frozenset[str]:
+def people_of(text: str) -> frozenset[str]:
     """Whom a text is about besides its speaker: "my sister", "my boss"; a bare "she" is someone, whoever.
     (Names are left out: "Globex" is capitalised too.)"""
     text = normalise_chat(text)
@@ -133,7 +133,7 @@ def restated(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray, 
 
     def key(i: int) -> tuple[str, frozenset[str]]:
         if i not in keys:
-            keys[i] = (_speaker(memories[i][0]), _people(memories[i][0].text))
+            keys[i] = (_speaker(memories[i][0]), people_of(memories[i][0].text))
         return keys[i]
     drop = set()
     for i, column in zip(*(axis.tolist() for axis in np.nonzero(close)), strict=True):
@@ -197,7 +197,7 @@ def retracted(memories: list[tuple[Memory, Belief | None]], vectors: np.ndarray,
         new = memories[newer[column]][0]
         if old.id in drop or new.id == old.id or not _retirable(old, belief) or new.created_at <= old.created_at:
             continue
-        if _speaker(old) == _speaker(new) and same_people(_people(old.text), _people(new.text)) \
+        if _speaker(old) == _speaker(new) and same_people(people_of(old.text), people_of(new.text)) \
                 and _anchored(old.text, new.text):
             drop.add(old.id)
     return drop
@@ -214,7 +214,18 @@ def changing_sentences(text: str) -> str:
     return " ".join(c for c in _CLAUSES.split(_said(text)) if c.strip() and text_states_a_change(c))
 
 
+# A change said with no new value read ("horror movies stress me out these days, I watch comedies instead"):
+# only these cues, since "now" and "new" fill real chats (``usecases/retractions`` asks for a closer episode).
+_RESTATING = re.compile(r"\b(?:instead|these\s+days|nowadays|switched)\b", re.I)
+
+
+def restating_sentences(text: str) -> str:
+    """The sentences that state a change with one of the narrow ``_RESTATING`` cues; empty when none do."""
+    return " ".join(c for c in _statements(_said(text)) if text_states_a_change(c) and _RESTATING.search(c))
+
+
 # How a message names the value it replaces: "Thursday, not Tuesday", "left Accenture for Capgemini",
+# "traded in the Civic for a Tesla",
 # "moved from the NHS to Bupa", "instead of X", "Northgate Primary became ...", "renamed the cat ...".
 # After "not", only a value-like word (capitalised, or with a digit): "not bad", "not sure" name nothing.
 _OLD = r"(?:the\s+|a\s+|an\s+|my\s+|our\s+)?(?P<old>[\w'&-]+(?:\s+(?!(?:for|to|and|but|now|anymore)\b)[\w'&-]+){0,2}?)"
@@ -222,6 +233,7 @@ _REPLACING = (
     re.compile(r"\bnot\s+(?:the\s+|a\s+|an\s+|my\s+)?(?P<old>(?-i:[A-Z][\w'&-]*|[\w:/-]*\d[\w:/-]*)"
                r"(?:\s+(?-i:[A-Z][\w'&-]*))*)", re.I),
     re.compile(r"\b(?:left|quit)\s+" + _OLD + r"\s+for\b", re.I),
+    re.compile(r"\b(?:traded|swapped|exchanged|replaced)\s+(?:in\s+)?" + _OLD + r"\s+(?:for|with)\b", re.I),
     re.compile(r"\b(?:moved|switched|changed|went|transferred|upgraded)\s+from\s+" + _OLD + r"\s+to\b", re.I),
     re.compile(r"\binstead\s+of\s+" + _OLD + r"(?=\s*(?:$|[,.;!]))", re.I),
     re.compile(r"(?:^|[,;]\s*)" + _OLD + r"\s+(?:became|turned\s+into|is\s+now\s+called|got\s+renamed)\b", re.I),
@@ -283,7 +295,7 @@ def corrected_episode(text: str, values: Sequence[frozenset[str]], older: Sequen
     the old value ("not the 3rd") reaches past the closeness ``retired_by`` asks for."""
     if not values or CORRECTION_CUE.search(_said(text)) is None:
         return None
-    speaker = _speaker_of(text)
+    speaker = speaker_of(text)
     saying = [old for old, _ in older if old.kind is MemoryKind.EPISODE and not old.critical
               and _speaker(old) == speaker and _says_one(old.text, values)]
     return max(saying, key=lambda m: m.created_at).id if saying else None
@@ -311,13 +323,13 @@ def retired_by(text: str, said: str, older: Sequence[tuple[Memory, float]], leas
 
     With ``ended`` (``stopping.ended_values``: "retired from Shell", "my last day at Google"), an older
     episode of the same people that says the thing ended is named, ``ENDED_SLACK`` further in meaning."""
-    speaker, people = _speaker_of(text), _people(text)
+    speaker, people = speaker_of(text), people_of(text)
     names = besides | {_speaker(old) for old, _ in older} | {speaker}
     found = [(cosine, old.id) for old, cosine in older
              if old.kind is MemoryKind.EPISODE and not old.critical and _speaker(old) == speaker
              and (_ends_it(old.text, said, ended, cosine, least_similarity)
                   or (cosine >= least_similarity
-                      and (same_people(_people(old.text), people) or _named_person(old.text, text) or bool(values))
+                      and (same_people(people_of(old.text), people) or _named_person(old.text, text) or bool(values))
                       and (_says_one(old.text, values) if values
                            else _names_it(old.text, said, text, cosine, names, bool(fresh)))
                       and (not fresh or bool(fresh - meaning(_said(old.text))))))]
@@ -330,7 +342,7 @@ ENDED_SLACK = 0.15  # a thing named as ended ("last day at Google") reaches this
 def _ends_it(old: str, said: str, ended: Sequence[frozenset[str]], cosine: float, least_similarity: float) -> bool:
     """The older text says a thing ``said`` names as ended, of the same people as the clauses that end it."""
     return (bool(ended) and cosine >= least_similarity - ENDED_SLACK and _says_one(old, ended)
-            and (same_people(_people(old), _people(said)) or _named_person(old, said)))
+            and (same_people(people_of(old), people_of(said)) or _named_person(old, said)))
 
 
 CLOSE_SIMILARITY = 0.55  # a short chat turn this close to the change shares only the slot's word with it

@@ -23,19 +23,26 @@ _ENDING = (r"retired\s+from|(?:just|finally|officially|has|have|had|'s|'ve)\s+re
            r"let\s+(?:me|him|her|them|us)\s+go|sold\s+(?:my|his|her|their|our|the)|split\s+up|broke\s+up|disbanded|"
            r"(?:closed|shut)\s+down|gr[eo]wn?\s+out\s+of|outgrew|hung\s+up\s+(?:my|his|her|their|the)|"
            r"pulled\s+(?:\w+\s+)?out\s+of|can'?t\s+(?:stand|stomach|face|handle|look\s+at)|"
-           r"cut\s+(?:\w+\s+){1,2}?(?:completely|entirely|totally|out)|"
+           r"cut\s+(?:\w+\s+){1,2}?(?:completely|entirely|totally|out)|dropped\s+out\s+of|uninstalled|"
+           r"deleted\s+(?:my\s+)?(?=(?-i:[A-Z]))|"
            # "Left Blue Bottle, ...", "left Initech after six years"; not "Left Paris at 6am" (a trip)
            r"left\s+(?!(?-i:I)\b)(?-i:[A-Z])[\w'&-]*(?:\s+(?-i:[A-Z])[\w'&-]*){0,2}(?=\s*(?:$|[,.;!]|after\b|for\s+good|"
            r"behind|to\s+(?:join|work|start|go)\b))")
+# A taste turned sour, said with when: "horror films just stress me out these days", "sushi grosses me out now".
+_AVERSION = (r"(?:stress(?:es)?|bores?|annoys?|gross(?:es)?|puts?|turns?|depress(?:es)?|tires?|drains?|sickens?)\s+"
+             r"me(?:\s+(?:out|off))?(?:\s+\w+)?\s+(?:these\s+days|nowadays|lately|now)")
 # What says something stopped, and what makes it a resolve instead ("I won't quit", "never give up").
 _STOP_WORD = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+more|stopped|quit|quitted|"
                         r"gave\s+up|given\s+up|had\s+to\s+give\s+up|cut\s+out|not\s+\w+(?:ing)?\s+more|ditched|binned|"
                         r"(?:I'm|I\s+am|im)\s+off\s+(?!(?:to|work|today|tomorrow|tonight|sick|duty|home|now|out|for|on|"
                         r"at|in|the|my|our|a|an)\b)|"
-                        r"dropped(?!\s+(?:off|by|in|out|me|him|her|them|it|the\s+kids))|(?:'s|\s+is)\s+over|"
+                        r"dropped(?!\s+(?:off|by|in|out|me|him|her|them|it|the\s+kids))|(?:'s|\s+is|\s+are)\s+(?:over|(?:done|history|"
+                        r"off\s+the\s+menu)(?=\s*(?:$|[,.;!]|since|now|for\s+(?:me|us|good)|after|because)))|(?:don'?t|do\s+not|never|rarely|hardly\s+ever)\s+(?:\w+\s+){1,5}?"
+                        r"(?:these\s+days|nowadays)|"
                         r"gone\s+(?:right\s+)?off|went\s+off|(?:is|'s)\s+dead\s+to\s+me|isn'?t\s+for\s+me|"
                         r"(?:doesn'?t|does\s+not|don'?t|didn'?t)\s+(?:agree|work(?:\s+out)?)\s+(?:with|for)\s+me|"
-                        + _ENDING + r")\b", re.I)
+                        + _AVERSION + "|" + _ENDING + r")\b", re.I)
+_ASKING = re.compile(r"\W*(?:what|who|how|why|where|when|which)\b", re.I)
 _ELIDED_CANT = re.compile(r"\s*(?:can'?t|cannot|couldn'?t)\b", re.I)
 _SELF = re.compile(r"\b(?:I|I'm|I've|Im|Ive|we|we're|we've)\b", re.I)
 _OTHERS = re.compile(r"\b(?:you|your|he|his|she|her|they|their)\b", re.I)
@@ -48,6 +55,8 @@ _NOT_A_HOLDER = ("the|this|that|it|its|there|now|then|today|after|before|when|so
                  "ok|okay|lol|haha|yeah|sadly|finally|also|anyway|since|as|if|in|on|at|for|with|what|why|how|who|where|"
                  "which|not|last|next|every|some|all|our|your|their|his|her|these|those|we|you|they|he|she|don'?t|do|"
                  "never|please|let'?s|keep|try|go|maybe|hey|hi|wow|omg|guess")
+_SOMEONE_NAMED = re.compile(r"\b(?:" + _RELATIONS + r"|boss|manager|colleague|friend|neighbou?r|teacher|partner)\b|"
+                            r"^\W*(?-i:[A-Z])[a-z]+\s+(?:just\s+|really\s+)?(?-i:[a-z]+s)\s+me\b", re.I)
 _HOLDER = re.compile(r"\bmy\b|^\W*(?:" + _RELATIONS + r"|(?!(?:" + _NOT_A_HOLDER + r")\b)(?-i:[A-Z])[\w'-]*)\b", re.I)
 
 
@@ -61,12 +70,14 @@ def _stops_at(clause: str, found: re.Match[str]) -> bool:
     before, cue = clause[:found.start()], found.group(0).lower()
     if not before.strip() or cue.startswith("no ") or re.match(r"\s*not\b", before, re.I):
         return True  # "Stopped the fasting", "no more macchiatos", "no longer vegan", "not raw anymore"
+    if re.match(_AVERSION, cue, re.I):  # a thing, not a person: "my boss stresses me out lately" ends nothing
+        return _OTHERS.search(before) is None and _SOMEONE_NAMED.search(before) is None
     if cue.endswith(" me"):
         return _OTHERS.search(before) is None  # "bubble tea is dead to me", "clubbing isnt for me anymore"
     if _ELIDED_CANT.match(before) and cue.startswith("any"):
         return True  # "cant do spicy anymore": the "I" left out
-    if cue.endswith("over"):
-        return _OTHERS.search(before) is None  # "the cleanse is over"; not "your shift is over"
+    if cue.endswith(("over", "done", "history", "menu")):  # "the cleanse is over"; not "your shift is over",
+        return _OTHERS.search(before) is None and _ASKING.match(before) is None  # nor "what's he done"
     self_at = [m.end() for m in _SELF.finditer(before)] or [m.end() for m in _HOLDER.finditer(before)]
     if not self_at or _OTHERS.match(before.lstrip()):
         return False  # "You quit?", "He stopped", "The rain stopped": no holder to match older memories by
@@ -86,7 +97,8 @@ def stopping_sentences(text: str) -> str:
 
 # The thing an ending names after it: "retired from Shell", "left Blue Bottle", "quit rugby", "sold my guitar",
 # up to three words, to the first word that starts another clause ("quit rugby after his knee injury").
-_ENDED = re.compile(r"\b(?:retired\s+from|last\s+(?:day|shift)\s+(?:at|with|of)|notice\s+at|left|quit|dropped|ditched|"
+_ENDED = re.compile(r"\b(?:retired\s+from|last\s+(?:day|shift)\s+(?:at|with|of)|notice\s+at|left|quit|"
+                    r"dropped\s+out\s+of|dropped|ditched|uninstalled|deleted|"
                     r"sold|gr[eo]wn?\s+out\s+of|outgrew|pulled\s+(?:\w+\s+)?out\s+of|can'?t\s+(?:stand|stomach|face|"
                     r"handle|look\s+at|take|do|eat|drink)|cut|gave\s+up|given\s+up)\s+(?:(?:the|a|an|my|his|her|their|our)\s+)?"
                     r"(?P<thing>[\w'&-]+(?:\s+(?!(?:after|for|to|and|but|because|so|since|as|now|anymore|completely|"

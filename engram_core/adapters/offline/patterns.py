@@ -197,7 +197,7 @@ _HOME_AND_WORK = (
     # "I stay in Accra with my parents": where one lives, in many Englishes; tentative, as a stay may be a visit.
     Rule("lives_in", _rx(r"\b(?:I|we)\s+" + ADV + r"stay\s+in\s+" + OBJ), check=capitalised, tentative=True),
     Rule("lives_in", _rx(r"\b(?:I|we)(?:'m|\s+am|m|'re|\s+are)\s+" + ADV + r"(?:based|living|settled|located)\s+"
-                         r"(?:in|out of)\s+" + OBJ)),
+                         r"(?:(?:now|currently|these\s+days)\s+)?(?:in|out of)\s+" + OBJ)),
     # "I'm a teacher in Leeds", not "an engineer at a startup in Austin"; "a nurse from Lagos" is where one is from.
     Rule("lives_in", _rx(IM + _A_ROLE + r"(?:based\s+|living\s+)?in\s+" + name())),
     Rule("hometown", _rx(IM + _A_ROLE + r"(?:originally\s+)?from\s+" + name())),
@@ -229,7 +229,7 @@ _HOME_AND_WORK = (
     # Without the article ("I am teacher", second-language English) only a known occupation will do.
     Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>[a-z]+)(?=\s*(?:$|[,.!]|\s+(?:now|at|in|for)\b))"),
          check=one_of(OCCUPATIONS)),
-    Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>retired)\b"), revision=True),
+    Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>retired)\b"), revision=True, template="{d} is {o}."),
     Rule("job_title", _rx(IM + name("who") + r",\s+an?\s+" + ROLE), check=is_occupation),
     Rule("work_schedule", _rx(I_ + r"work\s+" + SHIFTS), keep_time=True),
 )

@@ -300,6 +300,12 @@ _ELIDED_BE = frozenset("living renting working based settled done married obsess
                        "not over off back no vegan vegetarian pescatarian keto paleo employed in at".split())
 
 
+_DIET_WORDS = frozenset("vegan vegetarian pescatarian keto paleo".split())
+_A_VERB_NEXT = re.compile(r"\s+(?:was|were|is|isn'?t|wasn'?t|didn'?t|doesn'?t|did|does|has|had|never|made|ruined|"
+                          r"gave|got|ended|felt|feels|seemed|seems|sounded|sounds|just|really|wasn'?t|killed|left)\b",
+                          re.I)
+
+
 # "Love the colours!", "Enjoy your day!", "Love and acceptance ...": praise of what is shown, a wish for
 # the listener, a noun: none of them says what the speaker likes.
 _NOT_A_LIKING = re.compile(r"\s*(?:the|this|that|these|those|all|your|you|how|it|and|or|seeing)\b", re.I)
@@ -314,6 +320,8 @@ def with_subject(clause: str) -> str:
     if m.group("verb").lower() in _LIKING_VERBS and _NOT_A_LIKING.match(clause, m.end()):
         return clause
     first = m.group("verb").split()[0].lower()
+    if first in _DIET_WORDS and _A_VERB_NEXT.match(clause, m.end()):
+        return clause  # "vegan didn't work for me", "keto was too hard": the diet is the subject, not the speaker
     return ("I'm " if first in _ELIDED_BE else "I ") + clause
 
 

@@ -125,6 +125,8 @@ _HOME = (
     Rule("lives_in", _rx(_BE + r"(?:now\s+)?(?:an?\s+)?(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+"
                          r"resident\b"), revision=True),
     Rule("lives_in", _rx(r"\bresident\s+of\s+" + OBJ), check=capitalised),
+    Rule("lives_in", _rx(WE + r"packed\s+up\s+(?:and\s+)?(?:went|headed|moved|relocated)\s+to\s+" + OBJ), revision=True,
+         check=capitalised),
     # "We're Cardiff-based now": where one is based, said to have changed.
     Rule("lives_in", _rx(_BE + r"(?:now\s+)?" + name() + r"-based\b(?=.*\b(?:now|these\s+days)\b)"), revision=True),
     Rule("lives_in", _rx(WE + r"been\s+(?:living\s+)?in\s+" + OBJ + r"(?=\s+since\s+(?:the\s+)?(?:spring|summer|autumn|"
@@ -176,7 +178,11 @@ _WORK = (
     Rule("works_at", _rx(r"\bI(?:'ve|\s+have)?\s+" + ADV + r"(?:taken|took|accepted|got|landed)\s+(?:a|an|the)\s+"
                          r"(?:[\w-]+\s+){0,3}?(?:job|position|role|offer|post)\s+(?:at|with|from|in)\s+(?:the\s+)?"
                          + OBJ), revision=True, check=capitalised),
-    Rule("works_at", _rx(I_ + r"got\s+hired\s+(?:at|by)\s+" + OBJ), revision=True),
+    Rule("works_at", _rx(I_ + r"(?:got\s+|was\s+|been\s+)?(?:hired|poached|headhunted|recruited|snapped\s+up)\s+"
+                         r"(?:at|by)\s+" + OBJ), revision=True),
+    # "moved over to the tax team at PwC": a team named, then the employer.
+    Rule("works_at", _rx(I_ + r"(?:moved|switched|transferred)\s+(?:over\s+)?to\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,3}?"
+                         r"(?:team|department|division|unit|office|group)\s+at\s+" + _ORG), revision=True),
     Rule("works_at", _rx(I_ + r"(?:started|began|joined)\s+(?:(?:a\s+new\s+job|work(?:ing)?)\s+)?(?:at|with)?\s*"
                          r"(?:an?|the)\s+(?:[\w-]+\s+){0,3}?(?:company|startup|start-up|nonprofit|non-profit|charity|"
                          r"firm|agency|studio|lab|bank|school|hospital|clinic|consultancy|restaurant|cafe|café|bakery|"

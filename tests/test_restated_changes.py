@@ -1,0 +1,169 @@
+"""Changes said with no new value read: a taste turned sour, a thing "done" or "history", a fact held only
+as a fact that a stop names, someone retired, a job or home in words the rules did not read before."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from conftest import make_engine
+from test_heuristics import pairs
+
+from engram_core.core.model import MemoryKind, MemoryStatus
+from engram_core.core.restatements import replaced_values, restating_sentences
+from engram_core.core.stopping import ended_values, stopping_sentences
+from engram_core.core.words import meaning
+
+pytestmark = pytest.mark.both_stores
+
+
+@pytest.mark.parametrize(("text", "stops"), [
+    ("horror movies just stress me out these days, I watch comedies instead", True),
+    ("Sushi grosses me out now.", True),
+    ("Running bores me now, so I swim.", True),
+    ("Keto's done, back to normal eating but less sugar", True),
+    ("My morning runs are history since the knee surgery", True),
+    ("thai food is off the menu for me now", True),
+    ("I don't bother with the cinema these days, streaming is easier", True),
+    ("My cousin dropped out of architecture, she's doing a plumbing apprenticeship", True),
+    ("I uninstalled chess, it was eating my evenings", True),
+    ("My boss stresses me out lately", False),  # a person, not a taste
+    ("You stress me out these days", False),  # said to someone
+    ("Work stresses me out.", False),  # no when: a mood, not a change
+    ("What's the funniest thing Oliver's done? Veggies are his fave!", False),  # a question without its mark
+    ("It's a reminder of London's history and grace.", False),
+    ("Your shift is done, go home.", False),
+    ("I deleted the photo.", False),
+])
+def test_what_else_says_a_thing_stopped(text, stops):
+    assert bool(stopping_sentences(text)) is stops
+
+
+@pytest.mark.parametrize(("text", "things"), [
+    ("My cousin dropped out of architecture, she's doing a plumbing apprenticeship", [{"architectur"}]),
+    ("I uninstalled chess, it was eating my evenings", [{"chess"}]),
+    ("I deleted Instagram last week", [{"instagram"}]),
+])
+def test_the_thing_these_endings_name(text, things):
+    assert [set(t) for t in ended_values(stopping_sentences(text))] == things
+
+
+def test_traded_in_names_the_value_replaced():
+    assert replaced_values("Traded in the Civic for a Tesla Model 3.") == (meaning("Civic"),)
+    assert replaced_values("replaced the sofa with a corner couch") == (meaning("sofa"),)
+    assert replaced_values("Traded in the Civic for a Tesla?") == ()
+
+
+@pytest.mark.parametrize(("text", "restates"), [
+    ("horror movies just stress me out these days, I watch comedies instead", True),
+    ("I've switched to supporting Spurs, don't judge me", True),
+    ("I'm so happy now!", False),  # "now" alone fills real chats
+    ("We got a new sofa.", False),
+    ("Do you watch comedies instead?", False),
+])
+def test_only_narrow_cues_restate_with_no_value_read(text, restates):
+    assert bool(restating_sentences(text)) is restates
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("sister got poached by HSBC last month, better pay", ("works_at", "HSBC")),
+    ("I moved over to the tax team at PwC.", ("works_at", "PwC")),
+    ("We packed up and went to Johannesburg, new chapter", ("lives_in", "Johannesburg")),
+    ("my brother is living now in Sevilla, he moved for work", ("lives_in", "Sevilla")),
+    ("I am living now in Braga since summer", ("lives_in", "Braga")),
+])
+def test_a_job_or_home_in_these_words_is_read(text, found):
+    assert found in pairs(text)
+
+
+@pytest.mark.parametrize("text", [
+    "we packed up and went to the beach for the day",  # an outing
+    "vegan didn't work for me",  # the diet is what the sentence is about, not the speaker's
+    "keto was too hard so I quit",
+])
+def test_these_make_no_job_home_or_diet(text):
+    assert not {p for p, _ in pairs(text)} & {"works_at", "lives_in", "diet"}
+
+
+def test_a_diet_said_alone_is_still_read():
+    assert ("diet", "vegan") in pairs("vegan now, since January")
+
+
+def _say(engine, clock, *messages: str) -> None:
+    for text in messages:
+        clock.advance(timedelta(days=3))
+        engine.observe(text)
+
+
+def _current(engine) -> set[tuple[str, str, str]]:
+    return {(b.subject, b.predicate, b.object) for b in engine.store.current_beliefs()}
+
+
+@pytest.mark.parametrize(("old", "new", "ended"), [
+    ("I work at Shell as an engineer.", "I retired last month, finally free", ("user", "works_at", "Shell")),
+    ("My mum works at Tesco.", "Mum retired in March.", ("mother", "works_at", "Tesco")),
+])
+def test_retiring_ends_the_employer(clock, old, new, ended):
+    engine = make_engine(clock)
+    _say(engine, clock, old)
+    assert ended in _current(engine)
+    _say(engine, clock, new)
+    assert ended not in _current(engine)
+    assert ended in {(b.subject, b.predicate, b.object) for b in engine.store.all_beliefs()}  # history kept
+    engine.close()
+
+
+def test_a_new_title_ends_no_employer(clock):
+    engine = make_engine(clock)
+    _say(engine, clock, "I work at Shell.", "I'm a senior engineer now.")
+    assert ("user", "works_at", "Shell") in _current(engine)
+    engine.close()
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    from engram_core.adapters.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+def _statuses(engine) -> dict[str, MemoryStatus]:
+    return {m.text: m.status for m in engine.store.memories() if m.kind is MemoryKind.EPISODE}
+
+
+@pytest.mark.parametrize(("old", "new", "belief", "query"), [
+    ("I love sushi.", "Sushi grosses me out now.", ("user", "likes", "sushi"), "What food do I like?"),
+    ("I love horror movies.", "horror movies just stress me out these days, I watch comedies instead",
+     ("user", "likes", "horror movies"), "What movies do I like?"),
+])
+def test_with_minilm_a_stop_ends_a_fact_and_the_words_it_came_from(clock, minilm, old, new, belief, query):
+    engine = make_engine(clock, embedder=minilm)
+    _say(engine, clock, old)
+    assert belief in _current(engine)
+    _say(engine, clock, new)
+    assert belief not in _current(engine)
+    assert _statuses(engine)[old] is MemoryStatus.SUPERSEDED
+    block = engine.recall(query, 256, reinforce=False).block
+    assert old not in block and new in block
+    engine.close()
+
+
+def test_with_minilm_a_stop_ends_only_the_speakers_own_fact(clock, minilm):
+    engine = make_engine(clock, embedder=minilm)
+    _say(engine, clock, "My sister loves sushi.", "Sushi grosses me out now.")
+    assert any(s == "sister" and o == "sushi" for s, _, o in _current(engine))
+    engine.close()
+
+
+def test_with_minilm_a_restatement_that_keeps_the_taste_ends_no_belief(clock, minilm):
+    engine = make_engine(clock, embedder=minilm)
+    _say(engine, clock, "I love horror movies.", "I watch horror movies with my kids these days.")
+    assert ("user", "likes", "horror movies") in _current(engine)
+    engine.close()
+
+
+def test_with_minilm_eating_meat_again_ends_the_diet(clock, minilm):
+    engine = make_engine(clock, embedder=minilm)
+    _say(engine, clock, "I'm vegan.", "I eat meat again, vegan didn't work for me")
+    assert not any(p == "diet" for _, p, _ in _current(engine))
+    engine.close()
