@@ -34,6 +34,7 @@ pytestmark = pytest.mark.both_stores
     ("It's a reminder of London's history and grace.", False),
     ("Your shift is done, go home.", False),
     ("I deleted the photo.", False),
+    ("I'm in awe of your courage. Have you made any more art lately? [shares a photo]", False),  # a question inside
 ])
 def test_what_else_says_a_thing_stopped(text, stops):
     assert bool(stopping_sentences(text)) is stops
@@ -58,6 +59,9 @@ def test_traded_in_names_the_value_replaced():
     ("horror movies just stress me out these days, I watch comedies instead", True),
     ("I've switched to supporting Spurs, don't judge me", True),
     ("I'm so happy now!", False),  # "now" alone fills real chats
+    ("They help me appreciate the little things in life - especially these days.", False),
+    ("horror movies just stress me out these days", False),  # a stop (``stopping``), not a restatement
+    ("I had tea instead of coffee.", False),  # "instead of" names the old value (``replaced_values``)
     ("We got a new sofa.", False),
     ("Do you watch comedies instead?", False),
 ])
@@ -71,6 +75,23 @@ def test_only_narrow_cues_restate_with_no_value_read(text, restates):
     ("We packed up and went to Johannesburg, new chapter", ("lives_in", "Johannesburg")),
     ("my brother is living now in Sevilla, he moved for work", ("lives_in", "Sevilla")),
     ("I am living now in Braga since summer", ("lives_in", "Braga")),
+    ("ok so the movers finally dropped the last boxes at my place in Tucson, cats are hiding", ("lives_in", "Tucson")),
+    ("we bought a little cottage outside Norwich", ("lives_in", "Norwich")),
+    ("Actually I have shifted to Bangalore only for good", ("lives_in", "Bangalore")),
+    ("handed in my badge at the old place friday, starting at Riverside Clinic on monday",
+     ("works_at", "Riverside Clinic")),
+    ("Good news, they hired me in Santander bank as analyst", ("works_at", "Santander")),
+    ("Since first of March I am working by Bosch in the team for electric bikes", ("works_at", "Bosch")),
+    ("I am eating only vegetarian food since some weeks", ("diet", "vegetarian")),
+    ("I'm on keto right now.", ("diet", "keto")),
+    ("had my first burger in eight years, I'm eating meat again", ("eats", "meat")),
+    ("Just a heads up, after the wedding I'm going by Jennifer Okafor on everything", ("name", "Jennifer Okafor")),
+    ("gave up on the low carb thing, I missed pasta way too much, back to normal eating",
+     ("diet", "normal eating")),
+    ("my brother just closed on a house in Nashville, he's already complaining", ("lives_in", "Nashville")),
+    ("I started as art director at a small studio called Fold, it's only eight people", ("works_at", "Fold")),
+    ("wait I typed that wrong before, my birthday's the 21st of March, not the twelfth",
+     ("birthday", "the 21st of March")),  # the denied value closing the clause does not negate the rest
 ])
 def test_a_job_or_home_in_these_words_is_read(text, found):
     assert found in pairs(text)
@@ -80,6 +101,11 @@ def test_a_job_or_home_in_these_words_is_read(text, found):
     "we packed up and went to the beach for the day",  # an outing
     "vegan didn't work for me",  # the diet is what the sentence is about, not the speaker's
     "keto was too hard so I quit",
+    "we stayed at a cottage outside Norwich for the weekend, the keys were under the mat",  # a stay
+    "The show is starting at Wembley on Friday",  # not the speaker starting work
+    "I'm on vegan recipes lately",
+    "I'm going by train tomorrow",  # no name
+    "I'm going by Rome on the way",
 ])
 def test_these_make_no_job_home_or_diet(text):
     assert not {p for p, _ in pairs(text)} & {"works_at", "lives_in", "diet"}
@@ -87,6 +113,10 @@ def test_these_make_no_job_home_or_diet(text):
 
 def test_a_diet_said_alone_is_still_read():
     assert ("diet", "vegan") in pairs("vegan now, since January")
+
+
+def test_a_correction_that_names_the_old_value_is_still_one():
+    assert {p for p, _ in pairs("The meeting is Tuesday, not Monday")} == {"corrects"}
 
 
 def _say(engine, clock, *messages: str) -> None:
@@ -110,6 +140,22 @@ def test_retiring_ends_the_employer(clock, old, new, ended):
     _say(engine, clock, new)
     assert ended not in _current(engine)
     assert ended in {(b.subject, b.predicate, b.object) for b in engine.store.all_beliefs()}  # history kept
+    engine.close()
+
+
+@pytest.mark.parametrize(("old", "new", "ended"), [
+    ("I eat everything, pork included.", "Since I converted to Islam last month I eat only halal food",
+     ("user", "eats", "pork included")),  # a diet taken up ends eating what it leaves out
+    ("I'm dairy free because of lactose stuff.", "so cheese is back, I eat cheese again",
+     ("user", "diet", "dairy free")),
+    ("I'm on keto right now.", "back to normal eating, I missed pasta", ("user", "diet", "keto")),
+])
+def test_a_diet_taken_up_or_left(clock, old, new, ended):
+    engine = make_engine(clock)
+    _say(engine, clock, old)
+    assert ended in _current(engine)
+    _say(engine, clock, new)
+    assert ended not in _current(engine)
     engine.close()
 
 
@@ -159,6 +205,16 @@ def test_with_minilm_a_restatement_that_keeps_the_taste_ends_no_belief(clock, mi
     engine = make_engine(clock, embedder=minilm)
     _say(engine, clock, "I love horror movies.", "I watch horror movies with my kids these days.")
     assert ("user", "likes", "horror movies") in _current(engine)
+    engine.close()
+
+
+def test_with_minilm_a_move_read_without_a_change_word_retires_the_old_home(clock, minilm):
+    engine = make_engine(clock, embedder=minilm)
+    _say(engine, clock, "We have a house in Brighton.",
+         "we bought a little cottage outside Norwich, a smaller house but what a garden")
+    assert ("user", "lives_in", "Norwich") in _current(engine)
+    block = engine.recall("Where is our home?", 256, reinforce=False).block
+    assert "Brighton" not in block
     engine.close()
 
 

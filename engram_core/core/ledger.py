@@ -107,16 +107,24 @@ _FISH = frozenset("fish salmon tuna cod seafood prawn prawns shrimp sushi sardin
                   "crab lobster".split())
 _ANIMAL = frozenset("dairy cheese milk eggs egg butter yoghurt yogurt cream honey".split())
 # What each diet leaves out: eating it now ends the diet ("Now I eat chicken again" after "I'm vegetarian").
+_PORK = frozenset("pork pig bacon ham sausage sausages salami pepperoni chorizo lard gelatin".split())
 _DIET_LEAVES_OUT = {"vegetarian": _MEAT | _FISH, "veggie": _MEAT | _FISH, "pescatarian": _MEAT,
+                    "halal": _PORK | {"alcohol", "wine", "beer"}, "kosher": _PORK | {"shellfish", "prawns", "shrimp"},
+                    "dairy free": frozenset({"dairy", "cheese", "milk", "butter", "cream"}),
                     "pescetarian": _MEAT, "vegan": _MEAT | _FISH | _ANIMAL, "plant-based": _MEAT | _FISH | _ANIMAL,
                     "plant based": _MEAT | _FISH | _ANIMAL, "dairy-free": frozenset({"dairy", "cheese", "milk",
                                                                                    "butter", "cream"})}
 
 
 def _breaks_diet(draft: FactDraft, belief: Belief) -> bool:
-    left_out = _DIET_LEAVES_OUT.get(normalise_value(belief.object))
-    return (draft.predicate == "eats" and belief.predicate == "diet" and left_out is not None
-            and bool(value_words(draft.object) & left_out))
+    """Eating what a held diet leaves out ends the diet; taking up a diet ends eating what it leaves out."""
+    if draft.predicate == "eats" and belief.predicate == "diet":
+        left_out = _DIET_LEAVES_OUT.get(normalise_value(belief.object))
+        return left_out is not None and bool(value_words(draft.object) & left_out)
+    if draft.predicate == "diet" and belief.predicate == "eats":
+        left_out = _DIET_LEAVES_OUT.get(normalise_value(draft.object))
+        return left_out is not None and bool(value_words(belief.object) & left_out)
+    return False
 
 
 # A status that means no employer: "Dad retired" ends "works at the post office", whatever the place.

@@ -214,9 +214,10 @@ def changing_sentences(text: str) -> str:
     return " ".join(c for c in _CLAUSES.split(_said(text)) if c.strip() and text_states_a_change(c))
 
 
-# A change said with no new value read ("horror movies stress me out these days, I watch comedies instead"):
-# only these cues, since "now" and "new" fill real chats (``usecases/retractions`` asks for a closer episode).
-_RESTATING = re.compile(r"\b(?:instead|these\s+days|nowadays|switched)\b", re.I)
+# A change said with no new value read ("..., I watch comedies instead", "I've switched to supporting Spurs"):
+# only these cues, since "now", "new" and "these days" fill real chats ("I appreciate the little things,
+# especially these days"); ``usecases/retractions`` asks for a closer episode.
+_RESTATING = re.compile(r"\b(?:instead(?!\s+of\b)|switched)\b", re.I)
 
 
 def restating_sentences(text: str) -> str:

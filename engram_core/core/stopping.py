@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from engram_core.core.restatements import _CLAUSES, _RELATIONS, _said
+from engram_core.core.restatements import _RELATIONS, _said, _statements
 from engram_core.core.words import meaning
 
 # What ends a thing in other words, the thing named after it: "retired from Shell", "my last day at Google",
@@ -92,7 +92,7 @@ def stopping_sentences(text: str) -> str:
     said = _said(text)
     if said.rstrip().endswith("?"):
         return ""
-    return " ".join(c for c in _CLAUSES.split(said) if clause_stops(c))
+    return " ".join(c for c in _statements(said) if clause_stops(c))  # "Have you made any more art?" asks
 
 
 # The thing an ending names after it: "retired from Shell", "left Blue Bottle", "quit rugby", "sold my guitar",

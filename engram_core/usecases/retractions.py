@@ -25,10 +25,11 @@ import numpy as np
 
 from engram_core.core.model import Belief, Cardinality, Memory, MemoryKind, Verdict
 from engram_core.core.restatements import (
-    changing_sentences, corrected_episode, new_values, people_of, replaced_values, restating_sentences, retired_by,
-    speaker_of, updating_sentences,
+    _said, changing_sentences, corrected_episode, new_values, people_of, replaced_values, restating_sentences,
+    retired_by, speaker_of, updating_sentences,
 )
 from engram_core.core.retention import RECALLABLE
+from engram_core.core.selfcorrection import corrected, sets_right
 from engram_core.core.stopping import clause_stops, ended_values, stopping_clauses, stopping_sentences
 from engram_core.core.words import meaning
 from engram_core.usecases.runtime import Runtime
@@ -58,13 +59,15 @@ class Trigger(NamedTuple):
 
 def _trigger(text: str, plans: Sequence[FactPlan]) -> Trigger | None:
     """What states a change in the message: a new single-valued belief in words that say so ("now",
-    "moved", "renamed"; a belief alone is not a change in a chat), the speaker saying something
+    "moved", "renamed"; a belief alone is not a change in a chat) or read by a rule whose wording is itself
+    a change ("bought a little cottage outside Norwich"), the speaker saying something
     stopped, the message naming the value it replaces ("Thursday, not Tuesday"), or a sentence saying a
     value was updated with a value of its own ("it's Windrush Way now"). None when nothing does."""
     changing = changing_sentences(text)
-    changed = _reads_a_change(plans) if changing else []
+    changed = [p for p in _reads_a_change(plans) if changing or p.draft.revision]
     if changed:
-        return Trigger(changing, frozenset().union(*(meaning(p.belief.object) for p in changed if p.belief)))
+        return Trigger(changing or _said(text),
+                       frozenset().union(*(meaning(p.belief.object) for p in changed if p.belief)))
     stopping = stopping_sentences(text)
     if stopping:
         ended = ended_values(stopping)
@@ -176,3 +179,15 @@ def _subjects(said: str, speaker: str) -> frozenset[str]:
     if not named:
         return frozenset({speaker})
     return frozenset(_SUBJECT_OF.get(who, who) for who in named)
+
+
+def self_corrected(rt: Runtime, text: str, vector: np.ndarray, before: datetime) -> tuple[Memory, Belief] | None:
+    """The older episode a message sets right without naming the old value ("oops I meant three kids"), and
+    the one fact it stated (``core/selfcorrection``); None when the message sets nothing right."""
+    if rt.config.retire_similarity > 1.0 or not sets_right(text):
+        return None
+    speaker = speaker_of(text)
+    older = [(memory, cosine, [b for m in memory.provenance for b in rt.store.beliefs_from_message(m)
+                               if b.is_current()])
+             for memory, cosine in _older_episodes(rt, text, vector, before) if speaker_of(memory.text) == speaker]
+    return corrected(older)

@@ -17,7 +17,7 @@ from engram_core.core.model import (
     MemoryStatus, Message, Scalar, Verdict, WriteResult,
 )
 from engram_core.core.retention import RECALLABLE, initial_stability
-from engram_core.usecases.retractions import retired_episodes, stopped_beliefs, stopped_facts
+from engram_core.usecases.retractions import retired_episodes, self_corrected, stopped_beliefs, stopped_facts
 from engram_core.usecases.runtime import Runtime
 from engram_core.core.verdicts import parse_assessment
 from engram_core.usecases.writeplan import (
@@ -179,24 +179,29 @@ def apply_fact(rt: Runtime, plan: FactPlan, log: WriteLog) -> None:
 
 def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Message,
                      plans: tuple[FactPlan, ...], log: WriteLog) -> None:
-    """Older episodes this message retires (``retractions``) leave recall, superseded by what it stored."""
+    """Older episodes this message retires (``retractions``) leave recall, superseded by what it stored; the
+    beliefs it says stopped, or sets right, end."""
     facts = stopped_facts(rt, text, vector, message.occurred_at)
     retired = retired_episodes(rt, text, vector, message.occurred_at, plans, facts)
+    set_right = self_corrected(rt, text, vector, message.occurred_at)
+    if set_right is not None:
+        retired = [*(m for m in retired if m.id != set_right[0].id), set_right[0]]
     successor = next((m.id for m in log.memories if message.id in m.provenance), None)
     now = rt.now()
     for memory in retired:
         set_status(rt, memory, MemoryStatus.SUPERSEDED, now, successor)
         log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=memory.id, message_id=message.id,
                                    successor=successor, reason="a newer message states a change to it"))
-    ended = {b.id: b for b in (*stopped_beliefs(rt, text, retired), *facts)}
-    for belief in ended.values():
+    ended = {b.id: (b, "a newer message says it stopped") for b in (*stopped_beliefs(rt, text, retired), *facts)}
+    if set_right is not None:
+        ended[set_right[1].id] = (set_right[1], "a newer message sets it right")
+    for belief, reason in ended.values():
         rt.store.update_belief(ledger.end_belief(belief, message.occurred_at, now))
         held = rt.store.get_memory(belief.memory_id) if belief.memory_id else None
         if held is not None and held.status in RECALLABLE:
             set_status(rt, held, MemoryStatus.SUPERSEDED, now, successor)
         log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=belief.memory_id, belief_id=belief.id,
-                                   message_id=message.id, successor=successor,
-                                   reason="a newer message says it stopped"))
+                                   message_id=message.id, successor=successor, reason=reason))
 
 
 def write_planned(rt: Runtime, facts: list[tuple[FactDraft, np.ndarray, Message]],

@@ -209,6 +209,11 @@ _GRADUATED = re.compile(r"\bI\s+(?:have\s+|'ve\s+)?(?:just\s+|finally\s+)?(?:gra
 _LONG_AGO = re.compile(r"\b(?:in\s+\d{4}|ago|back\s+in|back\s+then)\b", re.I)
 
 
+# ", not the twelfth" closing a clause: the value it denies, which the clause's rules must not read as negated.
+_CORRECTED_TAIL = re.compile(r",\s*not\s+(?!(?:sure|really|bad|yet|now|ever|always|too|so|that|much|very|even|only|"
+                             r"just|quite|like|at\s+all)\b)(?:(?:the|a|an|at|on|in)\s+)?[\w' -]{1,40}$", re.I)
+
+
 def _is_question(clause: str) -> bool:
     return clause.rstrip().endswith("?") or QUESTION_START.match(clause) is not None
 
@@ -219,6 +224,8 @@ def _clause_facts(clause: str, ctx: _Context) -> list[FactDraft]:
     if (_is_question(statement) and not disclosed) or _HYPOTHETICAL.search(statement) or _REPORTED.search(statement):
         return []
     statement = statement.rstrip("?")
+    if correction_of(statement, ctx.subject, ctx.display) is None:  # "my birthday's the 21st, not the twelfth":
+        statement = _CORRECTED_TAIL.sub("", statement)  # the value said, the one denied aside
     if (switched := switch(statement, ctx.subject, ctx.display)) is not None:
         draft, rest = switched
         return [draft, *(_apply_rules(rest, ctx, Negation.NONE) if rest else [])]

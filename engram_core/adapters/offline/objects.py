@@ -16,8 +16,9 @@ _CUT_BY_PREDICATE = {
     "job_title": re.compile(r"\s+(?:at|for|in|with|from|based|since)\s+.*$", re.I),
     "works_at": re.compile(r"\s+(?:as|in|since)\s+.*$", re.I),
     # "Lisbon for her master's", "Oslo for work", "Bath to be near my sister": the reason is not the place.
-    "lives_in": re.compile(r"\s+(?:for\s+(?!now\b)|with\s+|to\s+(?:be|save|get|live|stay|look|help|care|start|study|"
-                           r"work|join|take|find)\b).*$", re.I),
+    # "Bangalore only", "Hyderabad itself": emphasis in Indian English, not part of the name.
+    "lives_in": re.compile(r"\s+(?:for\s+(?!now\b)|with\s+|only\b|itself\b|to\s+(?:be|save|get|live|stay|look|help|"
+                           r"care|start|study|work|join|take|find)\b).*$", re.I),
 }
 _TIME_TAIL = re.compile(
     r"(?:^|\s+)(?:(?:last|this|past)\s+(?:week|month|year|weekend|night|spring|summer|fall|autumn|winter|time|term|"

@@ -184,7 +184,8 @@ _IDENTITY = (
 _HOME_AND_WORK = (
     Rule("lives_in", _rx(WE + r"(?:moved|relocated)\s+(?:out\s+of|away\s+from)\s+" + OBJ), negated=True,
          revision=True, check=capitalised),
-    Rule("lives_in", _rx(WE + r"(?:moved|relocated)\s+(?:from\s+[^,]+?\s+)?(?:back\s+)?(?:here\s+)?to\s+" + OBJ),
+    Rule("lives_in", _rx(WE + r"(?:moved|relocated|shifted)\s+(?:from\s+[^,]+?\s+)?(?:back\s+)?(?:here\s+)?to\s+"
+                         + OBJ),
          revision=True, check=lambda o: capitalised(o) and not workplace(o)),
     # Plain past ("I lived in Paris") is history, not where the user lives now.
     Rule("lives_in", _rx(r"(?:" + WE_HAVE + r"(?:been\s+living|been\s+residing|lived|resided)|(?:\b(?:I|we)|\band)\s+"

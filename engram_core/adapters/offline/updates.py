@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from engram_core.adapters.offline.checks import capitalised, workplace
-from engram_core.adapters.offline.lexicon import PASTIMES
+from engram_core.adapters.offline.checks import capitalised, first_word_not_in, workplace
+from engram_core.adapters.offline.lexicon import NOT_NAMES, PASTIMES
 from engram_core.adapters.offline.patterns import (
     ADV, DIETS, FACT, I_, I_VE, IM, MANY, OBJ, ONE, WE, PredicateSpec, Rule, name,
 )
@@ -88,6 +88,13 @@ _HOME_KIND = (r"(?:(?:new|little|tiny|small|big|old|one-bed|two-bed|three-bed|\w
               r"retirement\s+home|retirement\s+village)")
 
 _HOME = (
+    # "the movers dropped the last boxes at my place in Tucson", "the flat in Leeds is sorted, got the keys",
+    # "bought a little cottage outside Norwich": a home named beside what a move leaves behind; not a stay.
+    Rule("lives_in", _rx(r"^(?=.*\b(?:movers?|boxes|keys|unpack\w*|lease|settled|moved|moving|bought|closed\s+on|"
+                         r"sold\s+the\s+house)\b)"
+                         r"(?!.*\b(?:trip|holiday|vacation|weekend|airbnb|hotel|visit\w*|staying|stayed)\b).*?"
+                         r"\b(?:my|our|the|a|an)\s+" + _HOME_KIND + r"\s+(?:in|outside|near)\s+"
+                         r"(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))"), revision=True, first_person=False),
     # "I'm in a flat in Limerick now", "Dad's in a care home in Limerick now": a home said to be new.
     Rule("lives_in", _rx(_BE + r"(?:now\s+)?in\s+(?:a|an|my|our|the)\s+" + _HOME_KIND + r"\s+(?:in|near|outside)\s+"
                          r"(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))(?=\s+(?:now|these\s+days)\b)"),
@@ -157,7 +164,19 @@ _HOME = (
 
 _AT_ORG_NOW = _rx(IM + r"(?:now\s+)?at\s+" + _ORG + r"(?=\s+(?:now|these days)\b)")
 
+# "after the wedding I'm going by Jennifer Okafor": a name taken on (capitalised: "going by train" is no name).
+_GOING_BY = Rule("name", _rx(IM + r"(?:now\s+)?going\s+by\s+" + name() + r"(?=\s*(?:$|[,.;!]|(?:now|from\s+now|these\s+"
+                             r"days|officially|on\s+everything|everywhere|at\s+work)\b))"),
+                 check=first_word_not_in(NOT_NAMES), negatable=False, revision=True)
+
 _WORK = (
+    # "..., starting at Riverside Clinic on monday", "they hired me in Santander bank", "working by Bosch".
+    Rule("works_at", _rx(r"(?:^|,\s*|\bI'm\s+|\bI\s+am\s+|\bim\s+)(?:starting|I\s+start)\s+at\s+" + _ORG
+                         + r"(?=\s+(?:on|next|this|in|from|tomorrow|monday|tuesday|wednesday|thursday|friday)\b)"),
+         revision=True, first_person=False, check=lambda o: not _venue(o)),
+    Rule("works_at", _rx(r"\b(?:they|\w+)\s+(?:have\s+|has\s+|finally\s+)?hired\s+me\s+(?:at|in|by|for)\s+" + _ORG),
+         revision=True, first_person=False),
+    Rule("works_at", _rx(_BE + r"working\s+(?:by|bei)\s+" + _ORG), revision=True),
     # "Went freelance in January": working for oneself is the employer now.
     Rule("works_at", _rx(I_VE + r"(?:have\s+)?(?:went|gone|turned|became|am\s+now|'m\s+now)\s+"
                          r"(?P<obj>freelance|self-employed|self\s+employed)\b"), revision=True, template="{d} is {o}."),
@@ -183,7 +202,8 @@ _WORK = (
     # "moved over to the tax team at PwC": a team named, then the employer.
     Rule("works_at", _rx(I_ + r"(?:moved|switched|transferred)\s+(?:over\s+)?to\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,3}?"
                          r"(?:team|department|division|unit|office|group)\s+at\s+" + _ORG), revision=True),
-    Rule("works_at", _rx(I_ + r"(?:started|began|joined)\s+(?:(?:a\s+new\s+job|work(?:ing)?)\s+)?(?:at|with)?\s*"
+    Rule("works_at", _rx(I_ + r"(?:started|began|joined)\s+(?:(?:a\s+new\s+job|work(?:ing)?)\s+)?"
+                         r"(?:as\s+(?:an?\s+)?(?:[\w-]+\s+){1,3}?)?(?:at|with)?\s*"
                          r"(?:an?|the)\s+(?:[\w-]+\s+){0,3}?(?:company|startup|start-up|nonprofit|non-profit|charity|"
                          r"firm|agency|studio|lab|bank|school|hospital|clinic|consultancy|restaurant|cafe|café|bakery|"
                          r"practice|shop|store)\s+(?:called|named)\s+" + _ORG), revision=True),
@@ -246,6 +266,15 @@ _CAR_MAKES = (r"(?:tesla|toyota|honda|ford|bmw|audi|vw|volkswagen|kia|hyundai|ni
 _CAR_END = r"(?=\s*(?:$|[,.;!]|\s+(?:and|but|because|so|last|this|yesterday|today|now|on|in|for|lol|haha)\b))"
 
 _PEOPLE_AND_DIETS = (
+    # A diet in other words: "eating only vegetarian food", "I'm on keto".
+    Rule("diet", _rx(r"\b(?:I|I'm|I\s+am)\s+" + ADV + r"(?:eat|eating)\s+only\s+(?P<obj>" + DIETS + r")\b"),
+         revision=True),
+    Rule("diet", _rx(IM + r"on\s+(?P<obj>" + DIETS + r")\b(?!\s+(?:day|night|menu|recipes?|food|stuff|thing)\b)")),
+    # "back to normal eating": no diet any more, whichever was held.
+    Rule("diet", _rx(r"\bback\s+to\s+(?P<obj>(?:normal|regular)\s+(?:eating|food|meals))\b"), revision=True,
+         first_person=False, template="{d} is back to {o}."),
+    # "I'm eating meat again": a food taken back, which ends a diet that leaves it out (``ledger``).
+    Rule("eats", _rx(IM + r"(?:back\s+to\s+)?eating\s+(?P<obj>[\w ]+?)\s+again\b"), revision=True),
     # "Ana and I divorced last year", "I split up with Tom": the partner named is no longer one; the
     # negation retires whichever held fact names them (a wife, a boyfriend), and no other.
     Rule("relationship_status", _rx(r"(?:^|[,;]\s*)(?:so\s+|and\s+)?(?P<obj>(?-i:[A-Z][a-z'-]+))\s+and\s+I\s+"
@@ -336,4 +365,4 @@ _PEOPLE_AND_DIETS = (
          negated=True, revision=True, tentative=True),
 )
 
-RULES: tuple[Rule, ...] = _HOME + _WORK + _NAMES_OF_THINGS + _PEOPLE_AND_DIETS
+RULES: tuple[Rule, ...] = _HOME + _WORK + _NAMES_OF_THINGS + _PEOPLE_AND_DIETS + (_GOING_BY,)
