@@ -64,6 +64,21 @@ def make_engine(clock: FixedClock, llm=None, path: str = ":memory:", config: Eng
 
 
 
+def say(engine: Engine, clock: FixedClock, *messages: str, gap: timedelta = timedelta(days=3)) -> None:
+    """Each message observed ``gap`` after the last (three days: a change told in a later session)."""
+    for text in messages:
+        clock.advance(gap)
+        engine.observe(text)
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    """The real MiniLM embedder, loaded once: what the write path's closeness rules were tuned with."""
+    from engram_core.adapters.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
 def beliefs_after(engine: Engine, clock: FixedClock, *messages: str) -> dict[tuple[str, str], list[tuple[str, bool]]]:
     """Each message observed two hours after the last; then every (subject, predicate) and its values in
     the order stored, each with whether it is current."""

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from conftest import START, make_engine
+from conftest import START, make_engine, say
 
 from engram_core.core.model import Memory, MemoryKind, MemoryStatus
 from engram_core.core.restatements import ENDED_SLACK, retired_by
@@ -73,21 +71,10 @@ def test_an_older_episode_that_says_the_ended_thing_is_retired_a_little_further_
     assert retired_by(text, said, other, 0.40, ended=ended) == []
 
 
-def _say(engine, clock, *messages: str) -> None:
-    for text in messages:
-        clock.advance(timedelta(days=3))
-        engine.observe(text)
-
 
 def _episodes(engine) -> dict[str, MemoryStatus]:
     return {m.text: m.status for m in engine.store.memories() if m.kind is MemoryKind.EPISODE}
 
-
-@pytest.fixture(scope="module")
-def minilm():
-    from engram_core.adapters.minilm import MiniLMEmbedder
-
-    return MiniLMEmbedder()
 
 
 @pytest.mark.parametrize(("old", "new", "query"), [
@@ -99,7 +86,7 @@ def minilm():
 ])
 def test_with_minilm_an_ended_thing_leaves_recall_and_stays_in_history(clock, minilm, old, new, query):
     engine = make_engine(clock, embedder=minilm)
-    _say(engine, clock, old, new)
+    say(engine, clock, old, new)
     assert _episodes(engine)[old] is MemoryStatus.SUPERSEDED
     block = engine.recall(query, 256, reinforce=False).block
     assert old not in block and new in block
@@ -108,7 +95,7 @@ def test_with_minilm_an_ended_thing_leaves_recall_and_stays_in_history(clock, mi
 
 def test_with_minilm_a_parent_retiring_ends_the_parents_job_not_the_speakers(clock, minilm):
     engine = make_engine(clock, embedder=minilm)
-    _say(engine, clock, "I work at Shell too.", "My dad works for Shell.",
+    say(engine, clock, "I work at Shell too.", "My dad works for Shell.",
          "Dad retired from Shell last month, finally!")
     current = {(b.subject, b.object) for b in engine.store.current_beliefs()}
     assert ("user", "Shell") in current and not any(s != "user" and o == "Shell" for s, o in current)
@@ -118,7 +105,7 @@ def test_with_minilm_a_parent_retiring_ends_the_parents_job_not_the_speakers(clo
 
 def test_with_minilm_a_trip_ends_no_home(clock, minilm):
     engine = make_engine(clock, embedder=minilm)
-    _say(engine, clock, "I live in Paris.", "Left Paris at 6am, landing in Rome soon!")
+    say(engine, clock, "I live in Paris.", "Left Paris at 6am, landing in Rome soon!")
     assert _episodes(engine)["I live in Paris."] is MemoryStatus.ACTIVE
     assert ("user", "Paris") in {(b.subject, b.object) for b in engine.store.current_beliefs()}
     engine.close()

@@ -231,7 +231,7 @@ def test_kinds_and_cardinality(text, kind, cardinality):
     ("I'm no longer vegetarian", "The user is no longer vegetarian."),
     ("I don't live in Berlin", "The user does not live in Berlin."),
     ("I don't have a dog", "The user does not have a dog."),
-    ("I love my wife", "The user loves their wife."),
+    ("I love my morning coffee", "The user loves their morning coffee."),
     ("I'm working on my thesis", "The user is working on their thesis."),
     ("I play tennis every weekend", "The user plays tennis."),
 ])

@@ -3,10 +3,8 @@ as a fact that a stop names, someone retired, a job or home in words the rules d
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from conftest import make_engine
+from conftest import make_engine, say
 from test_heuristics import pairs
 
 from engram_core.core.model import MemoryKind, MemoryStatus
@@ -111,6 +109,17 @@ def test_these_make_no_job_home_or_diet(text):
     assert not {p for p, _ in pairs(text)} & {"works_at", "lives_in", "diet"}
 
 
+@pytest.mark.parametrize(("text", "liked"), [
+    ("I've been a teacher for nine years and I love my class, but lately I've been burning out.", None),
+    ("I love my job but I'm tired", None),  # affection for one's own lot, not a taste
+    ("I love my dog Max", None),  # the dog is named; no "likes: my dog Max" beside it
+    ("I love my morning runs", "my morning runs"),  # a habit is a taste
+    ("I really like my new bike", "my new bike"),
+])
+def test_loving_ones_own_people_is_no_taste(text, liked):
+    assert {o for p, o in pairs(text) if p == "likes"} == ({liked} if liked else set())
+
+
 def test_a_diet_said_alone_is_still_read():
     assert ("diet", "vegan") in pairs("vegan now, since January")
 
@@ -118,11 +127,6 @@ def test_a_diet_said_alone_is_still_read():
 def test_a_correction_that_names_the_old_value_is_still_one():
     assert {p for p, _ in pairs("The meeting is Tuesday, not Monday")} == {"corrects"}
 
-
-def _say(engine, clock, *messages: str) -> None:
-    for text in messages:
-        clock.advance(timedelta(days=3))
-        engine.observe(text)
 
 
 def _current(engine) -> set[tuple[str, str, str]]:
@@ -135,9 +139,9 @@ def _current(engine) -> set[tuple[str, str, str]]:
 ])
 def test_retiring_ends_the_employer(clock, old, new, ended):
     engine = make_engine(clock)
-    _say(engine, clock, old)
+    say(engine, clock, old)
     assert ended in _current(engine)
-    _say(engine, clock, new)
+    say(engine, clock, new)
     assert ended not in _current(engine)
     assert ended in {(b.subject, b.predicate, b.object) for b in engine.store.all_beliefs()}  # history kept
     engine.close()
@@ -152,25 +156,19 @@ def test_retiring_ends_the_employer(clock, old, new, ended):
 ])
 def test_a_diet_taken_up_or_left(clock, old, new, ended):
     engine = make_engine(clock)
-    _say(engine, clock, old)
+    say(engine, clock, old)
     assert ended in _current(engine)
-    _say(engine, clock, new)
+    say(engine, clock, new)
     assert ended not in _current(engine)
     engine.close()
 
 
 def test_a_new_title_ends_no_employer(clock):
     engine = make_engine(clock)
-    _say(engine, clock, "I work at Shell.", "I'm a senior engineer now.")
+    say(engine, clock, "I work at Shell.", "I'm a senior engineer now.")
     assert ("user", "works_at", "Shell") in _current(engine)
     engine.close()
 
-
-@pytest.fixture(scope="module")
-def minilm():
-    from engram_core.adapters.minilm import MiniLMEmbedder
-
-    return MiniLMEmbedder()
 
 
 def _statuses(engine) -> dict[str, MemoryStatus]:
@@ -184,9 +182,9 @@ def _statuses(engine) -> dict[str, MemoryStatus]:
 ])
 def test_with_minilm_a_stop_ends_a_fact_and_the_words_it_came_from(clock, minilm, old, new, belief, query):
     engine = make_engine(clock, embedder=minilm)
-    _say(engine, clock, old)
+    say(engine, clock, old)
     assert belief in _current(engine)
-    _say(engine, clock, new)
+    say(engine, clock, new)
     assert belief not in _current(engine)
     assert _statuses(engine)[old] is MemoryStatus.SUPERSEDED
     block = engine.recall(query, 256, reinforce=False).block
@@ -196,21 +194,21 @@ def test_with_minilm_a_stop_ends_a_fact_and_the_words_it_came_from(clock, minilm
 
 def test_with_minilm_a_stop_ends_only_the_speakers_own_fact(clock, minilm):
     engine = make_engine(clock, embedder=minilm)
-    _say(engine, clock, "My sister loves sushi.", "Sushi grosses me out now.")
+    say(engine, clock, "My sister loves sushi.", "Sushi grosses me out now.")
     assert any(s == "sister" and o == "sushi" for s, _, o in _current(engine))
     engine.close()
 
 
 def test_with_minilm_a_restatement_that_keeps_the_taste_ends_no_belief(clock, minilm):
     engine = make_engine(clock, embedder=minilm)
-    _say(engine, clock, "I love horror movies.", "I watch horror movies with my kids these days.")
+    say(engine, clock, "I love horror movies.", "I watch horror movies with my kids these days.")
     assert ("user", "likes", "horror movies") in _current(engine)
     engine.close()
 
 
 def test_with_minilm_a_move_read_without_a_change_word_retires_the_old_home(clock, minilm):
     engine = make_engine(clock, embedder=minilm)
-    _say(engine, clock, "We have a house in Brighton.",
+    say(engine, clock, "We have a house in Brighton.",
          "we bought a little cottage outside Norwich, a smaller house but what a garden")
     assert ("user", "lives_in", "Norwich") in _current(engine)
     block = engine.recall("Where is our home?", 256, reinforce=False).block
@@ -220,6 +218,6 @@ def test_with_minilm_a_move_read_without_a_change_word_retires_the_old_home(cloc
 
 def test_with_minilm_eating_meat_again_ends_the_diet(clock, minilm):
     engine = make_engine(clock, embedder=minilm)
-    _say(engine, clock, "I'm vegan.", "I eat meat again, vegan didn't work for me")
+    say(engine, clock, "I'm vegan.", "I eat meat again, vegan didn't work for me")
     assert not any(p == "diet" for _, p, _ in _current(engine))
     engine.close()

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from conftest import START, make_engine
+from conftest import START, make_engine, say
 
 from engram_core.core.model import Belief, Cardinality, Memory, MemoryKind, MemoryStatus
 from engram_core.core.selfcorrection import CORRECTED_SIMILARITY, corrected, sets_right
@@ -55,17 +53,6 @@ def test_nothing_is_set_right_on_a_guess(older):
     assert corrected(older) is None
 
 
-@pytest.fixture(scope="module")
-def minilm():
-    from engram_core.adapters.minilm import MiniLMEmbedder
-
-    return MiniLMEmbedder()
-
-
-def _say(engine, clock, *messages: str) -> None:
-    for text in messages:
-        clock.advance(timedelta(days=3))
-        engine.observe(text)
 
 
 @pytest.mark.parametrize(("old", "new", "held", "query"), [
@@ -76,7 +63,7 @@ def _say(engine, clock, *messages: str) -> None:
 ])
 def test_with_minilm_a_fact_set_right_leaves_recall_and_stays_in_history(clock, minilm, old, new, held, query):
     engine = make_engine(clock, embedder=minilm)
-    _say(engine, clock, old, new)
+    say(engine, clock, old, new)
     assert held not in {(b.predicate, b.object) for b in engine.store.current_beliefs()}
     assert held in {(b.predicate, b.object) for b in engine.store.all_beliefs()}
     assert {m.text: m.status for m in engine.store.memories()}[old] is MemoryStatus.SUPERSEDED
@@ -87,6 +74,6 @@ def test_with_minilm_a_fact_set_right_leaves_recall_and_stays_in_history(clock, 
 
 def test_with_minilm_an_allergy_is_not_set_right_by_a_guess(clock, minilm):
     engine = make_engine(clock, embedder=minilm)
-    _say(engine, clock, "I'm allergic to peanuts.", "acutally i got that wrong, its tree nuts im allergic to")
+    say(engine, clock, "I'm allergic to peanuts.", "acutally i got that wrong, its tree nuts im allergic to")
     assert ("allergy", "peanuts") in {(b.predicate, b.object) for b in engine.store.current_beliefs()}
     engine.close()

@@ -43,6 +43,17 @@ def is_occupation(role: str) -> bool:
     return words[-1] in OCCUPATIONS or OCCUPATION_SUFFIX.search(words[-1]) is not None
 
 
+# "I love my class", "I love my wife and kids": affection for one's own people and lot, not a taste to keep.
+_OWN_LOT = re.compile(r"^(?:my|our)\s+(?:[\w-]+\s+)?(?:class|job|work|team|students|pupils|kids|children|family|"
+                      r"friends|wife|husband|partner|boyfriend|girlfriend|son|daughter|mum|mom|dad|parents|boss|"
+                      r"colleagues|coworkers|co-workers|life|dog|cat|pets?|baby|brother|sister|city|town|"
+                      r"neighbou?rhood|home|house|flat|apartment)\b", re.I)
+
+
+def a_taste(obj: str) -> bool:
+    return _OWN_LOT.match(obj) is None
+
+
 def capitalised(obj: str) -> bool:
     return re.sub(r"^the\s+", "", obj, flags=re.I)[:1].isupper()
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from engram_core.adapters.offline.checks import (
-    NOT_EMPLOYERS, NOT_PLAYED, NOT_WORKED_ON, SKILL_WORDS, Check, capitalised, could_be_a_name, dated,
+    NOT_EMPLOYERS, NOT_PLAYED, NOT_WORKED_ON, SKILL_WORDS, Check, a_taste, capitalised, could_be_a_name, dated,
     first_word_not_in, is_occupation, joined_employer, one_of, plausible_age, workplace,
 )
 from engram_core.adapters.offline.lexicon import LANGUAGES, NATIONALITIES, NOT_NAMES, OCCUPATIONS, topic_of
@@ -320,7 +320,7 @@ _PREFERENCES = (
                           r"(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+"
                           r"(?:person|drinker|lover)\b"),
          check=lambda o: topic_of(o) is not None),
-    Rule("likes", _rx(I_ + r"(?P<verb>love|like|enjoy|adore|dig)\s+" + LIST), listy=True),
+    Rule("likes", _rx(I_ + r"(?P<verb>love|like|enjoy|adore|dig)\s+" + LIST), listy=True, check=a_taste),
     Rule("likes", _rx(IM_OR_BEEN + r"(?:(?:a\s+)?(?:big|huge|great|massive)?\s*fan\s+of|into|passionate about|"
                       r"obsessed with|crazy about)\s+" + LIST), listy=True),
     Rule("dislikes", _rx(I_ + r"(?P<verb>hate|dislike|detest|loathe|despise|can't stand|cannot stand|"
