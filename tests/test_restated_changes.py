@@ -88,6 +88,13 @@ def test_only_narrow_cues_restate_with_no_value_read(text, restates):
      ("diet", "normal eating")),
     ("my brother just closed on a house in Nashville, he's already complaining", ("lives_in", "Nashville")),
     ("I started as art director at a small studio called Fold, it's only eight people", ("works_at", "Fold")),
+    ("ok so the new apartment in Oakland has a real kitchen", ("lives_in", "Oakland")),
+    ("Since I don relocate to Abuja for this new posting, life is calmer small.", ("lives_in", "Abuja")),
+    ("Hi!! So I am in Lisbon since last month, my company make my transfer", ("lives_in", "Lisbon")),
+    ("alhamdulillah I got offer from Aramco and I accept it", ("works_at", "Aramco")),
+    ("handed in my laptop on friday, monday I start at Stripe, nervous lol", ("works_at", "Stripe")),
+    ("going fully vegan starting this week", ("diet", "vegan")),
+    ("I try to be flexitarian, meat only two times in the week", ("diet", "flexitarian")),
     ("wait I typed that wrong before, my birthday's the 21st of March, not the twelfth",
      ("birthday", "the 21st of March")),  # the denied value closing the clause does not negate the rest
 ])
@@ -104,6 +111,10 @@ def test_a_job_or_home_in_these_words_is_read(text, found):
     "I'm on vegan recipes lately",
     "I'm going by train tomorrow",  # no name
     "I'm going by Rome on the way",
+    "the new place in Soho is great",  # a restaurant, not a home
+    "we settled into our seats at the Rome opera",
+    "my company relocated to Leeds",  # the company moved, not the speaker
+    "I'm settling into the new role nicely",
 ])
 def test_these_make_no_job_home_or_diet(text):
     assert not {p for p, _ in pairs(text)} & {"works_at", "lives_in", "diet"}

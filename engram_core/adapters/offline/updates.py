@@ -87,7 +87,19 @@ _HOME_KIND = (r"(?:(?:new|little|tiny|small|big|old|one-bed|two-bed|three-bed|\w
               r"(?:flat|house|apartment|place|room|studio|cottage|bedsit|home|care\s+home|nursing\s+home|"
               r"retirement\s+home|retirement\s+village)")
 
+# What one settles into that is no home: "settled into our seats", "settling into the new role".
+_TRIPPY = re.compile(r"\b(?:hotel|airbnb|hostel|seat|chair|routine|role|job)\b", re.I)
+
 _HOME = (
+    # "the new apartment in Oakland has a real kitchen", "settlin into galway", "Since I don relocate to Abuja",
+    # "I am in Lisbon since last month": a home named in words that say it is new.
+    Rule("lives_in", _rx(r"\b(?:the|my|our)\s+new\s+(?:apartment|flat|house|home|condo|bungalow|cottage)\s+"
+                         r"(?:in|outside|near)\s+" + name()), revision=True, first_person=False),
+    Rule("lives_in", _rx(r"\bsettl(?:ed|ing|in'?)\s+(?:down\s+)?(?:in|into)\s+" + name()), revision=True,
+         first_person=False, check=lambda o: not _TRIPPY.search(o)),
+    Rule("lives_in", _rx(r"(?:^|\b(?:I|we|he|she|they|has|have|had|don|just|finally)\s+)relocat\w*\s+to\s+" + name()),
+         revision=True, first_person=False),
+    Rule("lives_in", _rx(IM + r"in\s+" + name() + r"\s+since\b"), revision=True),
     # "the movers dropped the last boxes at my place in Tucson", "the flat in Leeds is sorted, got the keys",
     # "bought a little cottage outside Norwich": a home named beside what a move leaves behind; not a stay.
     Rule("lives_in", _rx(r"^(?=.*\b(?:movers?|boxes|keys|unpack\w*|lease|settled|moved|moving|bought|closed\s+on|"
@@ -170,6 +182,10 @@ _GOING_BY = Rule("name", _rx(IM + r"(?:now\s+)?going\s+by\s+" + name() + r"(?=\s
                  check=first_word_not_in(NOT_NAMES), negatable=False, revision=True)
 
 _WORK = (
+    Rule("works_at", _rx(r"\b(?:got|accepted|accept|took|take)\s+(?:an?\s+|the\s+|their\s+)?(?:job\s+)?offer\s+"
+                         r"from\s+" + _ORG), revision=True, first_person=False),
+    Rule("works_at", _rx(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next\s+week)\s+"
+                         r"I\s+start\s+(?:at|with)\s+" + _ORG), revision=True),
     # "..., starting at Riverside Clinic on monday", "they hired me in Santander bank", "working by Bosch".
     Rule("works_at", _rx(r"(?:^|,\s*|\bI'm\s+|\bI\s+am\s+|\bim\s+)(?:starting|I\s+start)\s+at\s+" + _ORG
                          + r"(?=\s+(?:on|next|this|in|from|tomorrow|monday|tuesday|wednesday|thursday|friday)\b)"),
@@ -266,7 +282,10 @@ _CAR_MAKES = (r"(?:tesla|toyota|honda|ford|bmw|audi|vw|volkswagen|kia|hyundai|ni
 _CAR_END = r"(?=\s*(?:$|[,.;!]|\s+(?:and|but|because|so|last|this|yesterday|today|now|on|in|for|lol|haha)\b))"
 
 _PEOPLE_AND_DIETS = (
-    # A diet in other words: "eating only vegetarian food", "I'm on keto".
+    # A diet in other words: "eating only vegetarian food", "I'm on keto", "going fully vegan", "try to be flexitarian".
+    Rule("diet", _rx(r"\bgoing\s+(?:fully\s+|full\s+|totally\s+|completely\s+)?(?P<obj>" + DIETS + r")\b"),
+         revision=True, first_person=False),
+    Rule("diet", _rx(r"\btry(?:ing)?\s+to\s+(?:be|go|eat)\s+(?:more\s+)?(?P<obj>" + DIETS + r")\b"), revision=True),
     Rule("diet", _rx(r"\b(?:I|I'm|I\s+am)\s+" + ADV + r"(?:eat|eating)\s+only\s+(?P<obj>" + DIETS + r")\b"),
          revision=True),
     Rule("diet", _rx(IM + r"on\s+(?P<obj>" + DIETS + r")\b(?!\s+(?:day|night|menu|recipes?|food|stuff|thing)\b)")),
