@@ -224,8 +224,8 @@ def _clause_facts(clause: str, ctx: _Context) -> list[FactDraft]:
     if (_is_question(statement) and not disclosed) or _HYPOTHETICAL.search(statement) or _REPORTED.search(statement):
         return []
     statement = statement.rstrip("?")
-    if correction_of(statement, ctx.subject, ctx.display) is None:  # "my birthday's the 21st, not the twelfth":
-        statement = _CORRECTED_TAIL.sub("", statement)  # the value said, the one denied aside
+    if _CORRECTED_TAIL.search(statement) and correction_of(statement, ctx.subject, ctx.display) is None:
+        statement = _CORRECTED_TAIL.sub("", statement)  # "the 21st, not the twelfth": the value said, not the denied
     if (switched := switch(statement, ctx.subject, ctx.display)) is not None:
         draft, rest = switched
         return [draft, *(_apply_rules(rest, ctx, Negation.NONE) if rest else [])]
