@@ -6,7 +6,9 @@ import pytest
 from conftest import START, make_engine, say
 
 from engram_core.core.model import Belief, Cardinality, Memory, MemoryKind, MemoryStatus
-from engram_core.core.selfcorrection import CORRECTED_SIMILARITY, corrected, sets_right
+from engram_core.core.selfcorrection import (
+    CORRECTED_SIMILARITY, SWAPPED_SIMILARITY, corrected, may_set_right, sets_right, swapped_values,
+)
 
 pytestmark = pytest.mark.both_stores
 
@@ -39,20 +41,93 @@ def _belief(predicate: str, value: str) -> Belief:
 def test_the_closest_episode_of_one_fact_is_the_one_set_right():
     kids, colour = _belief("family_children_count", "two kids"), _belief("prefers_colour", "blue")
     older = [(_episode("kids"), 0.6, [kids]), (_episode("colour"), 0.5, [colour])]
-    assert corrected(older) == (older[0][0], kids)
+    assert corrected("oops I meant three kids", older) == (older[0][0], (kids,))
 
 
 @pytest.mark.parametrize("older", [
-    [(_episode("two facts"), 0.6, [_belief("lives_in", "Porto"), _belief("works_at", "Acme")])],  # which one?
+    [(_episode("I live in Porto and work at Acme."), 0.6, [_belief("lives_in", "Porto"), _belief("works_at", "Acme")])],  # which one?
     [(_episode("far"), CORRECTED_SIMILARITY - 0.01, [_belief("lives_in", "Porto")])],
     [(_episode("allergy", critical=True), 0.8, [_belief("allergy", "peanuts")])],
     [(_episode("allergy"), 0.8, [_belief("allergy", "peanuts")])],  # a health fact is never guessed away
     [(_episode("closest, no fact"), 0.7, []), (_episode("a fact"), 0.6, [_belief("lives_in", "Porto")])],
 ])
 def test_nothing_is_set_right_on_a_guess(older):
-    assert corrected(older) is None
+    assert corrected("oops I meant three kids", older) is None
 
 
+@pytest.mark.parametrize(("text", "right"), [
+    ("Oops, my birthday's actually March 17.", True),
+    ("Correction: it lands at 8:15 pm.", True),
+    ("sorry, the wedding is in Cascais", True),
+    ("My mistake, the dentist is Tuesday.", True),
+    ("Flat number is 24, I mixed it up.", True),
+    ("Got his name wrong, it's Mr. Papadakis.", True),
+    ("it turns out our anniversary is March 13th. Can you find a place for that date?", True),
+    ("Sorry to hear that, I ran 5k on Sunday.", False),  # sympathy, not a correction
+    ("Sorry about the late reply, the kids were sick.", False),
+    ("Did I get the date wrong?", False),  # a question
+    ("The wedding is in Cascais.", False),
+])
+def test_softer_words_may_set_a_value_right(text, right):
+    assert may_set_right(text) is right
+
+
+@pytest.mark.parametrize(("old", "new", "gone"), [
+    ("My flight lands at 6:40 pm.", "Correction: it lands at 8:15 pm.", {"6:40 pm"}),
+    ("The wedding is in Sintra.", "sorry, the wedding is in Cascais", {"sintra"}),
+    ("My dentist appointment is on Thursday.", "My mistake, the dentist is Tuesday.", {"thursday"}),
+    ("My flat number is 42.", "Flat number is 24, I mixed it up.", {"42"}),  # "Flat" opening names nothing
+    ("I have three kids.", "typo earlier, I have four kids", {"three"}),
+    ("My apartment number is 12B.", "ugh its 21B not the other way round", {"12b"}),
+    ("My flight lands at 6:40 pm.", "Sorry, it lands at 6:40 pm, not earlier", set()),  # the same value
+    ("My flight lands at 6:40 pm.", "oops, spilled coffee on my laptop", set()),  # no value of that shape
+])
+def test_the_values_a_correction_says_anew(old, new, gone):
+    assert swapped_values(old, new) == gone
+
+
+def test_a_correction_with_a_new_value_retires_the_closest_episode_saying_the_old_one():
+    flight, lands = _episode("My flight lands at 6:40 pm."), _belief("scheduled", "flight lands at 6:40 pm")
+    other = _belief("lives_in", "Porto")
+    assert corrected("Correction: it lands at 8:15 pm.", [(flight, 0.6, [lands, other])]) == (flight, (lands,))
+    assert corrected("Correction: it lands at 8:15 pm.", [(flight, SWAPPED_SIMILARITY - 0.01, [lands])]) is None
+    assert corrected("Correction: it lands at 8:15 pm.",
+                     [(_episode("My flight lands at 6:40 pm. I'm allergic to nuts."), 0.6,
+                       [lands, _belief("allergy", "nuts")])]) is None  # a health fact is never guessed away
+
+
+def test_a_respelled_name_reaches_further():
+    surname = _episode("My surname is spelled Thomson.")
+    assert corrected("Sorry, it's Thompson with a p.", [(surname, 0.3, [])]) == (surname, ())
+    assert corrected("Sorry, it's Davies with an e.", [(surname, 0.3, [])]) is None
+
+
+@pytest.mark.parametrize(("old", "new", "query"), [
+    ("My flight lands at 6:40 pm.", "Correction: it lands at 8:15 pm.", "What time does my flight land?"),
+    ("My surname is spelled Thomson.", "Sorry, it's Thompson with a p.", "How is my surname spelled?"),
+    ("The wedding is in Sintra.", "sorry, the wedding is in Cascais", "Where is the wedding?"),
+    ("Our anniversary is March 3rd.", "I pulled out our marriage certificate and it turns out our anniversary is "
+     "March 13th. Can you help me find a good Italian place for that date?", "When is our anniversary?"),
+])
+def test_with_minilm_a_value_set_right_leaves_recall(clock, minilm, old, new, query):
+    engine = make_engine(clock, embedder=minilm)
+    say(engine, clock, old, new)
+    assert {m.text: m.status for m in engine.store.memories()}[old] is MemoryStatus.SUPERSEDED
+    block = engine.recall(query, 256, reinforce=False).block
+    assert old not in block and new in block
+    engine.close()
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("I ran 10k on Saturday.", "Sorry to hear that, I ran 5k on Sunday."),
+    ("My flight lands at 6:40 pm.", "Sorry, my train was late, the flight is fine."),
+    ("My brother lives in Leeds.", "oops, my sister lives in York"),  # another person, no older value of hers
+])
+def test_with_minilm_sympathy_and_other_values_set_nothing_right(clock, minilm, old, new):
+    engine = make_engine(clock, embedder=minilm)
+    say(engine, clock, old, new)
+    assert {m.text: m.status for m in engine.store.memories()}[old] is MemoryStatus.ACTIVE
+    engine.close()
 
 
 @pytest.mark.parametrize(("old", "new", "held", "query"), [

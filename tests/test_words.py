@@ -25,6 +25,8 @@ def test_a_fact_that_restates_its_source_carries_it() -> None:
 def test_a_fact_that_leaves_part_out_does_not() -> None:
     source = "My name is Dana and I work as a night nurse at St Mary's."
     assert not carries("The user's name is Dana.", source)
+    assert not carries("The user's cat is named Mochi.", "My cat Mochi is a Siamese.")  # the breed
+    assert not carries("The user's daughter studies in UBA.", "My daughter Sofía studies medicine at UBA.")
 
 
 def test_a_retired_value_needs_no_restating() -> None:

@@ -107,7 +107,7 @@ def resolve_shaped(draft: FactDraft, current: Sequence[Belief]) -> tuple[FactDra
     current belief holding one value of the same shape (a date for a date, a name for a name), of the
     slot the sentence names when it names one, and the draft that puts the new value in its place.
     None when no belief fits: then the message is only kept as an episode."""
-    slot = meaning(draft.slot or "")
+    slot = meaning(draft.slot or "") | frozenset((draft.slot or "").split())  # words, or their stems ("hors")
     for held in sorted(current, key=lambda b: b.valid_from, reverse=True):
         value = replace_value(held.object, draft.object) or _renamed_word(held, draft.object, slot)
         if value is None or held.predicate.startswith("not:") or (slot and not _slot_named(held, slot)):

@@ -50,12 +50,17 @@ CHANGE_CUE = re.compile(
 # "Also", "too", "as well": a value added beside the old one, not instead of it.
 ADDITIVE_CUE = re.compile(r"\b(?:also|too|as\s+well|another|second|both|additionally|plus|besides)\b", re.I)
 # A speaker's name: up to three capitalised words ("Caroline: ..."), not a clause ("The bank wrote me: ...").
-_SPEAKER = re.compile(r"^(?P<who>(?-i:[A-Z][\w.'-]*)(?:\s(?-i:[A-Z][\w.'-]*)){0,2}):\s")
+# A label opening a message is no speaker: "Correction: it lands at 8:15 pm", "Update: ...", "PS: ...".
+_LABELS = (r"(?:Correction|Update|Note|Edit|FYI|Fyi|PS|P\.S\.|Ps|Btw|BTW|Reminder|Question|Also|Important|Warning|"
+           r"Oops|Sorry|Actually|News|Anyway|Ok|Okay|Heads\s+up|Plot\s+twist|Quick\s+\w+|Small\s+\w+|Big\s+\w+)")
+_SPEAKER = re.compile(r"^(?!" + _LABELS + r":)(?P<who>(?-i:[A-Z][\w.'-]*)(?:\s(?-i:[A-Z][\w.'-]*)){0,2}):\s")
 _PEOPLE = re.compile(
     r"\b(?:my|our|his|her|the)\s+(?:\w+\s+)?(?P<who>wife|husband|partner|boyfriend|girlfriend|son|daughter|kids?|"
     r"children|mom|mum|mother|dad|father|brother|sister|sis|bro|hubby|parents|grand\w+|gran|granny|nan|nana|"
     r"aunt|uncle|cousin|niece|nephew|"
-    r"friend|boss|colleague|roommate|flatmate|neighbou?r|teacher|dog|cat|in-laws?)\b", re.I)
+    r"friend|boss|colleague|roommate|flatmate|neighbou?r|teacher|dog|cat|in-laws?|mate|bestie|buddy|pal|bff|"
+    r"co-?worker|workmate|classmate|housemate|fianc\w*|step(?:mom|mum|dad|son|daughter|brother|sister)|twin|"
+    r"landlord|landlady|ex)\b", re.I)
 # A relation opening a sentence stands for the speaker's own, with no "my": "Mum retired at last".
 _RELATIONS = (r"mum|mom|dad|mother|father|grand\w+|gran|granny|nan|nana|husband|hubby|wife|sister|sis|brother|bro|"
               r"son|daughter|boyfriend|girlfriend")
@@ -370,9 +375,11 @@ _NAMED = re.compile(_PEOPLE.pattern + r",?\s+(?P<name>(?-i:[A-Z][\w'-]+))", re.I
 
 def _named_person(old: str, new: str) -> bool:
     """The newer text calls by name someone the older one introduced ("my cousin Ravi", then "Ravi
-    graduated"): the same person, though the newer one says no "my cousin"."""
+    graduated"): the same person, though the newer one says no "my cousin"; not when the newer text is about
+    someone else it names by relation ("his friend Diego switched to basketball, Mateo says no")."""
     named = {m.group("name") for m in _NAMED.finditer(_said(old))}
-    return bool(named) and any(re.search(rf"\b{re.escape(n)}\b", _said(new)) for n in named)
+    others = people_of(new) - people_of(old) - {_SOMEONE}  # "his friend Diego switched ..., Mateo says ..."
+    return bool(named) and not others and any(re.search(rf"\b{re.escape(n)}\b", _said(new)) for n in named)
 
 
 def _says_one(text: str, values: Sequence[frozenset[str]]) -> bool:

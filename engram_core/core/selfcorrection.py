@@ -5,37 +5,134 @@ that wrong, it's tree nuts", "realized I told you the wrong thing earlier, it's 
 3rd"). These name only the new one, so what they correct is the closest older episode of the same speaker
 that stated one fact: the write path (``usecases/retractions``) retires it and ends that fact. Only the
 words below count; "sorry" or "I mean" alone fill real chats, and "I meant to ..." is a plan.
+
+Softer words ("oops", "my mistake", "sorry," opening the message, "I misread", "turns out") set right only
+the closest older episode that says a different value of a shape the message says anew: "The wedding is
+in Sintra." and "sorry, the wedding is in Cascais" (a name for a name), "lands at 6:40 pm" and
+"Correction: it lands at 8:15 pm" (a time for a time). That episode is retired, and the facts read from it
+that hold the old value end.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 
 from engram_core.core.model import Belief, Memory
+from engram_core.core.restatements import people_of, same_people
+from engram_core.core.values import Shape, values_in
 
 SELF_CORRECTION = re.compile(
     r"\b(?:I\s+meant(?!\s+(?:to|it|that|what|well|no|nothing|every|as|for|in|when|by)\b)|typo|autocorrect\w*|"
-    r"got\s+(?:that|it|this)\s+wrong|(?:made|make|makes)\s+(?:a|one)\s+mistake|mixed\s+(?:\w+\s+)?up|"
+    r"got\s+(?:that|it|this)\s+wrong|(?:made|make|makes)\s+(?:a\s+|one\s+)?mistake|mixed\s+(?:\w+\s+)?up|"
     r"told\s+you\s+(?:the\s+)?wrong|wrong\s+(?:thing|name|date|number|day|one|year|age)|misspel\w*|misspoke|"
     r"scratch\s+that)\b", re.I)
+# Softer words: they set right only an older episode saying a different value of the shape they say anew.
+SOFT_CORRECTION = re.compile(
+    r"^\W*(?:(?:oh|ah|hmm|ugh|ok|okay)\W+)?(?:(?:sorry|sry)(?!\s+(?:to|for|about|that|you|if|but)\b)|wait|nvm|"
+    r"never\s*mind|actually)\b|\b(?:oops|whoops|correction|"
+    r"my\s+(?:mistake|bad)|misread|mis-?heard|mix(?:ed|ing)?\s+(?:\w+\s+){0,2}up|mix(?:ed|ing)?\s+(?:the|my)\s+"
+    r"(?:numbers|dates|days|names|times|digits)|got\s+(?:\w+\s+){1,2}wrong|(?:read|wrote|typed|said|spelled|spelt|"
+    r"heard)\s+(?:\w+\s+){0,2}wrong|not\s+what\s+I\s+(?:told|said)|turns\s+out)\b", re.I)
 CORRECTED_SIMILARITY = 0.45  # how close the older episode must be to the message that sets it right
+SWAPPED_SIMILARITY = 0.38  # closer to it than that when the two say different values of one shape
+RESPELLED_SIMILARITY = 0.25  # and when the new name respells the old ("Thomson", then "Thompson with a p")
+RESPELLED_RATIO = 0.7  # how alike two spellings of one name are (difflib's ratio)
 # A health fact is never set right by a guess at what was meant: the person says so in words that name it.
 _NEVER_CORRECTED = re.compile(r"^(?:not:|allergy|intolerance|medical_condition)")
 
 
+_SENTENCE_ENDS = re.compile(r"(?<=[.!?])\s+")
+
+
+def _statements(text: str) -> str:
+    """The sentences of a text that are no questions: "..., it turns out our anniversary is March 13th. Can
+    you help me find a place for that date?" sets the date right."""
+    return " ".join(s for s in _SENTENCE_ENDS.split(text.strip()) if not s.rstrip().endswith("?"))
+
+
 def sets_right(text: str) -> bool:
-    """Whether the text says the speaker's own earlier words were wrong; not a question."""
-    return SELF_CORRECTION.search(text) is not None and not text.rstrip().endswith("?")
+    """Whether a sentence of the text, not a question, says the speaker's own earlier words were wrong."""
+    return SELF_CORRECTION.search(_statements(text)) is not None
 
 
-def corrected(older: Sequence[tuple[Memory, float, Sequence[Belief]]]) -> tuple[Memory, Belief] | None:
-    """The closest older episode (with its cosine to the correction, and the current beliefs read from it)
-    at least ``CORRECTED_SIMILARITY`` close that stated exactly one fact, and that fact; None otherwise,
-    so a message of several facts is never set right by a guess at which one was meant."""
+def may_set_right(text: str) -> bool:
+    """Whether a sentence of the text, not a question, may set a value right (``SOFT_CORRECTION`` or
+    ``SELF_CORRECTION``)."""
+    return sets_right(text) or SOFT_CORRECTION.search(_statements(text)) is not None
+
+
+_COUNTED = re.compile(r"\b(?P<n>one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?P<what>[a-z]+)",
+                      re.I)
+
+
+def _typed(text: str) -> dict[Shape, frozenset[str]]:
+    """The typed values of a text by shape, lower-cased; a capital opening a sentence names nothing
+    ("Flat number is 24")."""
+    found: dict[Shape, set[str]] = {}
+    for value in values_in(text):
+        if value.shape is Shape.NAME and re.search(r"(?:^|[.!?:;]\s*)$", text[:value.start]):
+            continue
+        found.setdefault(value.shape, set()).add(value.text.lower())
+    return {shape: frozenset(words) for shape, words in found.items()}
+
+
+def _recounted(old: str, new: str) -> set[str]:
+    """Counts of one thing said anew: "three kids", then "four kids" gives {"three"}."""
+    before = {m.group("what").lower(): m.group("n").lower() for m in _COUNTED.finditer(old)}
+    return {before[what] for m in _COUNTED.finditer(new)
+            if (what := m.group("what").lower()) in before and before[what] != m.group("n").lower()}
+
+
+def _saying_anew(old: str, new: str) -> str:
+    """The sentences of ``new`` that say a value ``old`` does not: whom the correction is about."""
+    held = {v for values in _typed(old).values() for v in values}
+    return " ".join(s for s in _SENTENCE_ENDS.split(new) if any(v not in held for vs in _typed(s).values() for v in vs))
+
+
+def _respelled(gone: frozenset[str], new: str) -> bool:
+    """A value gone is a name the new text spells another way ("thomson" and "Thompson")."""
+    names = _typed(new).get(Shape.NAME, frozenset())
+    return any(SequenceMatcher(None, old, name).ratio() >= RESPELLED_RATIO for old in gone for name in names)
+
+
+def swapped_values(old: str, new: str) -> frozenset[str]:
+    """The values of ``old`` that ``new`` says anew in the same shape: "lands at 6:40 pm" and "it lands at
+    8:15 pm" give {"6:40 pm"}; empty when the two share no shape, or ``new`` repeats the old value. A
+    count in words is one of the same thing ("three kids", then "four kids")."""
+    before, after = _typed(old), _typed(new)
+    gone: set[str] = set()
+    for shape, values in after.items():
+        held = before.get(shape, frozenset())
+        fresh = {v for v in values if v not in held and v not in old.lower()}
+        left = {v for v in held if v not in new.lower()}
+        if fresh and left:
+            gone |= left
+    return frozenset(gone | _recounted(old, new))
+
+
+def corrected(text: str, older: Sequence[tuple[Memory, float, Sequence[Belief]]]
+              ) -> tuple[Memory, tuple[Belief, ...]] | None:
+    """The closest older episode (with its cosine to the correction ``text``, and the current beliefs read
+    from it) at least ``CORRECTED_SIMILARITY`` close, and the facts of it that end; None otherwise.
+
+    With the explicit words of ``SELF_CORRECTION``, an episode that stated exactly one fact is set right,
+    that fact with it: a message of several facts is never set right by a guess at which one was meant.
+    With any correction word, an episode that says a different value of a shape ``text`` says anew is set
+    right, and the facts of it holding the old value end."""
     close = sorted(((cosine, memory.id, memory, beliefs) for memory, cosine, beliefs in older
-                    if cosine >= CORRECTED_SIMILARITY and not memory.critical), key=lambda c: c[:2], reverse=True)
-    for _, _, memory, beliefs in close[:1]:
-        if len(beliefs) == 1 and not _NEVER_CORRECTED.match(beliefs[0].predicate):
-            return memory, beliefs[0]
+                    if cosine >= RESPELLED_SIMILARITY and not memory.critical), key=lambda c: c[:2], reverse=True)
+    for cosine, _, memory, beliefs in close[:1]:
+        kept = [b for b in beliefs if not _NEVER_CORRECTED.match(b.predicate)]
+        if sets_right(text) and len(beliefs) == 1 and kept and cosine >= CORRECTED_SIMILARITY:
+            return memory, (beliefs[0],)
+        said = _statements(text)
+        whom = people_of(_saying_anew(memory.text, said))
+        if whom and not same_people(people_of(memory.text), whom):
+            continue  # "My brother lives in Leeds.", then "oops, my sister lives in York"
+        gone = swapped_values(memory.text, said)
+        least = RESPELLED_SIMILARITY if _respelled(gone, said) else SWAPPED_SIMILARITY
+        if gone and len(kept) == len(beliefs) and cosine >= least:
+            return memory, tuple(b for b in kept if any(v in b.object.lower() for v in gone))
     return None

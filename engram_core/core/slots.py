@@ -69,7 +69,7 @@ SLOT_WORDS: dict[str, re.Pattern[str]] = {
         r"rebrand\w*|title[sd]?)\b", re.I),
     "diet": re.compile(
         r"\b(?:vegetarian|veggie|vegan|pescatarian|pescetarian|meat|fish|dairy|diet|keto|paleo|plant[\s-]based|"
-        r"gluten|carnivore|c(?:o)?eliac|lactose|omnivore|eat(?:s|ing)?\s+(?:literally\s+)?(?:everything|anything))\b",
+        r"gluten|carnivore|c(?:o)?eliac|lactose|omnivore|flexitarian|halal|kosher|fasting|fodmap|whole30|eat(?:s|ing)?\s+(?:literally\s+)?(?:everything|anything))\b",
         re.I),
     # How to reach the speaker: one email, one phone number at a time.
     "email": re.compile(r"\be-?mail(?:\s+address)?\b|[\w.+-]+@[\w-]+\.[\w.]+", re.I),
@@ -77,13 +77,13 @@ SLOT_WORDS: dict[str, re.Pattern[str]] = {
 }
 # A change of the speaker's own: the cue near the slot word, in a sentence that speaks of the speaker
 # (or leaves the speaker out, as chat does: "Moving day done, hello Philadelphia!").
-_DIET_VALUE = r"(?:vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|plant[\s-]based|carnivore)"
+_DIET_VALUE = r"(?:vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|plant[\s-]based|carnivore|flexitarian)"
 # "now" and "new" are in most sentences ("my job is stressful now", "the new company canteen"), so only
 # their changing uses count: "I'm now at", "now I eat", a value said to hold now ("I'm at Arup now",
 # "vegan now"), a new home or job that is the point ("my new flat is", "new job at"). "Went", "left" and
 # "changed" count only with what changed ("went vegan", "left Initech", "changed jobs").
 SLOT_CHANGE = re.compile(
-    r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|switched|moved|moving|relocated|quit|"
+    r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|switched|moved|moving|relocated|transferred|quit|"
     r"instead|these\s+days|nowadays|stopped|from\s+now\s+on|back\s+to|gave\s+up|giving\s+up|cut\s+out|"
     r"cutting\s+out|ditched|home\s+now|(?:is|'s)\s+(?:my\s+|our\s+)?(?:new\s+)?home\b|"
     r"(?:got|bought|found)\s+(?:a|an|my|our)\s+(?:own\s+)?(?:new\s+)?(?:place|flat|house|home|apartment)\b|"

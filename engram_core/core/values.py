@@ -31,7 +31,9 @@ _SHAPES: tuple[tuple[Shape, re.Pattern[str]], ...] = (
     (Shape.WEEKDAY, re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.I)),
     (Shape.TIME, re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I)),
     # A number may end its sentence ("code is 3321."), but not be the front of a decimal ("3.5").
-    (Shape.NUMBER, re.compile(r"(?<![\w.])\d[\d ]*\d(?!\w|\.\d)|(?<![\w.])\d(?!\w|\.\d)")),
+    # A flat or a gate with its letter is a number too: "21B", "12B".
+    (Shape.NUMBER, re.compile(r"(?<![\w.])\d[\d ]*\d(?!\w|\.\d)|(?<![\w.])\d(?!\w|\.\d)"
+                              r"|(?<![\w.])\d{1,4}(?-i:[A-Z])\b")),
     (Shape.HANDLE, re.compile(r"\b(?-i:[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][a-z]*\d+[a-z0-9]*)\b")),
     (Shape.NAME, re.compile(r"\b(?:(?:Mr|Mrs|Ms|Dr)\.?\s+)?(?-i:[A-Z][\w'&-]+)(?:\s+(?-i:[A-Z][\w'&-]+)){0,3}")),
 )

@@ -23,13 +23,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engram_core.core.model import Belief, Cardinality, Memory, MemoryKind, Verdict
+from engram_core.core.model import Belief, Cardinality, Memory, MemoryKind, Message, Verdict
 from engram_core.core.restatements import (
     _said, changing_sentences, corrected_episode, new_values, people_of, replaced_values, restating_sentences,
     retired_by, speaker_of, updating_sentences,
 )
 from engram_core.core.retention import RECALLABLE
-from engram_core.core.selfcorrection import corrected, sets_right
+from engram_core.core.selfcorrection import corrected, may_set_right
 from engram_core.core.stopping import clause_stops, ended_values, stopping_clauses, stopping_sentences
 from engram_core.core.words import meaning
 from engram_core.usecases.runtime import Runtime
@@ -84,16 +84,16 @@ def _trigger(text: str, plans: Sequence[FactPlan]) -> Trigger | None:
     return Trigger(restating, frozenset(), least=RESTATED_SIMILARITY) if restating else None
 
 
+def _recallable_episode(memory: Memory, before: datetime, vector: np.ndarray) -> bool:
+    held = memory.embedding.vector if memory.embedding is not None else None
+    return (memory.kind is MemoryKind.EPISODE and memory.status in RECALLABLE and memory.created_at < before
+            and held is not None and held.shape == vector.shape)
+
+
 def _older_episodes(rt: Runtime, text: str, vector: np.ndarray, before: datetime) -> list[tuple[Memory, float]]:
     ids = [mid for mid, _ in rt.store.lexical_search(text, SEARCHED)]
-    found = []
-    for memory in rt.store.memories_by_ids(ids):
-        if memory.kind is not MemoryKind.EPISODE or memory.status not in RECALLABLE or memory.created_at >= before:
-            continue
-        held = memory.embedding.vector if memory.embedding is not None else None
-        if held is not None and held.shape == vector.shape:
-            found.append((memory, float(np.dot(held, vector))))
-    return found
+    return [(memory, float(np.dot(memory.embedding.vector, vector)))  # type: ignore[union-attr]
+            for memory in rt.store.memories_by_ids(ids) if _recallable_episode(memory, before, vector)]
 
 
 def retired_episodes(rt: Runtime, text: str, vector: np.ndarray, occurred_at: datetime,
@@ -181,13 +181,22 @@ def _subjects(said: str, speaker: str) -> frozenset[str]:
     return frozenset(_SUBJECT_OF.get(who, who) for who in named)
 
 
-def self_corrected(rt: Runtime, text: str, vector: np.ndarray, before: datetime) -> tuple[Memory, Belief] | None:
+def self_corrected(rt: Runtime, text: str, vector: np.ndarray, message: Message
+                   ) -> tuple[Memory, tuple[Belief, ...]] | None:
     """The older episode a message sets right without naming the old value ("oops I meant three kids"), and
-    the one fact it stated (``core/selfcorrection``); None when the message sets nothing right."""
-    if rt.config.retire_similarity > 1.0 or not sets_right(text):
+    the facts of it that end (``core/selfcorrection``); None when the message sets nothing right. The
+    speaker's previous message is looked at too, though it shares no word with this one ("My surname is
+    spelled Thomson.", then "Sorry, it's Thompson with a p.")."""
+    if rt.config.retire_similarity > 1.0 or not may_set_right(text):
         return None
     speaker = speaker_of(text)
+    found = _older_episodes(rt, text, vector, message.occurred_at)
+    previous = rt.store.previous_message(message.role, message.speaker, message.occurred_at)
+    seen = {memory.id for memory, _ in found}
+    found += [(memory, float(np.dot(memory.embedding.vector, vector)))  # type: ignore[union-attr]
+              for memory in (rt.store.memories_from_message(previous.id) if previous is not None else ())
+              if memory.id not in seen and _recallable_episode(memory, message.occurred_at, vector)]
     older = [(memory, cosine, [b for m in memory.provenance for b in rt.store.beliefs_from_message(m)
                                if b.is_current()])
-             for memory, cosine in _older_episodes(rt, text, vector, before) if speaker_of(memory.text) == speaker]
-    return corrected(older)
+             for memory, cosine in found if speaker_of(memory.text) == speaker]
+    return corrected(text, older)

@@ -183,7 +183,7 @@ def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Messag
     beliefs it says stopped, or sets right, end."""
     facts = stopped_facts(rt, text, vector, message.occurred_at)
     retired = retired_episodes(rt, text, vector, message.occurred_at, plans, facts)
-    set_right = self_corrected(rt, text, vector, message.occurred_at)
+    set_right = self_corrected(rt, text, vector, message)
     if set_right is not None:
         retired = [*(m for m in retired if m.id != set_right[0].id), set_right[0]]
     successor = next((m.id for m in log.memories if message.id in m.provenance), None)
@@ -193,8 +193,8 @@ def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Messag
         log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=memory.id, message_id=message.id,
                                    successor=successor, reason="a newer message states a change to it"))
     ended = {b.id: (b, "a newer message says it stopped") for b in (*stopped_beliefs(rt, text, retired), *facts)}
-    if set_right is not None:
-        ended[set_right[1].id] = (set_right[1], "a newer message sets it right")
+    for belief in set_right[1] if set_right is not None else ():
+        ended[belief.id] = (belief, "a newer message sets it right")
     for belief, reason in ended.values():
         rt.store.update_belief(ledger.end_belief(belief, message.occurred_at, now))
         held = rt.store.get_memory(belief.memory_id) if belief.memory_id else None

@@ -117,12 +117,12 @@ def bare_correction(text: str, display: str) -> FactDraft | None:
 
 # What says a thing has a new name (not a move or a new job: the table's rules read those).
 _RENAME_CUE = re.compile(
-    r"\b(?:renamed|rebranded|renaming|new\s+name|(?:is|are|it's|its)\s+now\s+(?:called|named)|officially|"
+    r"\b(?:renamed|rebranded|renaming|new\s+name|goes\s+by|answers\s+to|responds\s+to|registered\s+(?:\w+\s+){1,2}as|(?:is|are|it's|its)\s+now\s+(?:called|named)|officially|"
     r"now\s+(?:it\s+is|it's|its|called|named|(?:the|my|our)\s+\w+\s+is\s+(?:called|named))|changed\s+(?:the|my|our|its)\s+(?:\w+\s+)?(?:name\s+)?to)\b"
     r"|\b\w+\s+now\s*[.!]*$", re.I)
 # People are renamed by a correction or a wedding, never by "it's X now": their words name no slot here.
-_PETS = frozenset("dog puppy cat kitten rabbit bunny hamster parrot horse turtle tortoise guinea pig ferret "
-                  "gecko".split())
+_PETS = frozenset("dog puppy cat kitten rabbit bunny hamster parrot budgie horse pony turtle tortoise guinea pig "
+                  "ferret gecko goldfish lizard chinchilla".split())
 _PEOPLE_WORDS = frozenset().union(*(meaning(w) for w in set(re.findall(r"[a-z-]+", REL)) - _PETS)) | meaning(
     "children kids parents boss friend colleague manager mum mom dad")
 _SOMEONE_ELSES = re.compile(r"\b(?:the\s+other|other\s+\w+'s|someone's|somebody's|their|your|his)\b", re.I)

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 from engram_core.adapters.offline import lexicon
 from engram_core.adapters.offline import patterns as hp
+from engram_core.adapters.offline import everyday
 from engram_core.adapters.offline import updates as hu
+from engram_core.adapters.offline.everyday import as_school
 from engram_core.adapters.offline.adjudicate import normalise
 from engram_core.adapters.offline.followons import follow_on
 from engram_core.adapters.offline.negation import CHANGE_NEGATIONS, PLAIN_NEGATIONS, Negation, without_negation
@@ -148,7 +150,7 @@ def _statement(rule: hp.Rule, spec: hp.PredicateSpec, m: re.Match[str], obj: str
 
 
 def _draft(rule: hp.Rule, m: re.Match[str], obj: str, ctx: _Context, negation: Negation) -> FactDraft:
-    predicate = _predicate_for(rule, m, obj)
+    predicate = as_school(_predicate_for(rule, m, obj), obj, ctx.subject)
     spec = spec_for(predicate)
     statement = _statement(rule, spec, m, obj, predicate, ctx)
     negated = rule.negated or negation is not Negation.NONE
@@ -185,7 +187,7 @@ def _drafts_from_match(rule: hp.Rule, m: re.Match[str], ctx: _Context, negation:
             yield _draft(rule, m, obj, ctx, negation)
 
 
-ALL_RULES: tuple[hp.Rule, ...] = hp.RULES + hu.RULES
+ALL_RULES: tuple[hp.Rule, ...] = hp.RULES + hu.RULES + everyday.RULES
 
 
 def _apply_rules(clause: str, ctx: _Context, negation: Negation,
@@ -198,7 +200,9 @@ def _apply_rules(clause: str, ctx: _Context, negation: Negation,
             continue
         m = rule.pattern.search(clause)
         for draft in _drafts_from_match(rule, m, ctx, negation) if m else ():
-            found.setdefault(normalise(draft.object), draft)
+            key = normalise(draft.object)
+            if key not in found or (found[key].tentative and not draft.tentative):  # a firmer reading wins
+                found[key] = draft
     return list(found.values())
 
 

@@ -96,7 +96,8 @@ ADJ = r"(?:(?:older|younger|little|big|baby|eldest|oldest|youngest|twin|new|\d+[
 REL = (r"(?P<rel>wife|husband|hubby|partner|spouse|boyfriend|girlfriend|fianc[ée]e?|son|daughter|kid|child|"
        r"baby|mom|mum|mother|dad|father|brother|sister|sibling|twin|grandmother|grandma|granny|grandfather|"
        r"grandpa|grandad|granddad|gran|nan|nana|aunt|uncle|cousin|niece|nephew|stepson|stepdaughter|mother-in-law|father-in-law|"
-       r"dog|puppy|cat|kitten|rabbit|bunny|hamster|parrot|horse|turtle|tortoise|guinea pig|ferret|gecko)")
+       r"dog|puppy|cat|kitten|rabbit|bunny|hamster|parrot|budgie|horse|pony|turtle|tortoise|guinea pig|ferret|gecko|"
+       r"goldfish|lizard|chinchilla)")
 ZODIAC = ("(?P<obj>(?-i:Aries|Taurus|Gemini|Cancer|Leo|Virgo|Libra|Scorpio|Sagittarius|Capricorn|Aquarius|"
           "Pisces))")
 

@@ -1,0 +1,114 @@
+"""Changes told in one short everyday sentence (pure data: rules in the form of ``patterns``, run after
+``updates``): "Just signed a lease in Ljubljana!", "Got hired as a lab technician", "the dog goes by
+Pretzel these days", "Doctor put me on a low-sodium diet".
+
+Chat leaves the speaker out ("Packed up and headed to Darwin."), so a rule here may match a clause that
+opens with its verb, or one whose subject is "I" or "we"; a clause about someone else is rewritten to
+the first person before the rules run, so "Dad took a job as a bus driver" is the father's job.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram_core.adapters.offline.checks import capitalised, first_word_not_in, is_occupation
+from engram_core.adapters.offline.lexicon import NOT_NAMES
+from engram_core.adapters.offline.patterns import ADV, DIETS, IM, REL, ROLE, Rule, name
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+# The speaker, said or left out: "I've just signed", "we finally", or the clause opening with its verb.
+_OPEN = r"^(?:(?:just|finally|so|and|ok|okay|well|officially|also|yay|update|news|big\s+news|today|btw)[,:!]?\s+)*"
+_SELF = r"(?:" + _OPEN + r"|\b(?:I|we)(?:'ve|\s+have)?\s+" + ADV + r")"
+_PLACE = r"(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))"
+_HOME_KIND = (r"(?:(?:new|little|tiny|small|big|one-bed|two-bed|\w+-bedroom|shared|rented)\s+)*"
+              r"(?:flat|house|apartment|place|room|studio|cottage|bedsit|home|condo)")
+_TRIP = re.compile(r"\b(?:trip|holiday|vacation|weekend|conference|visit\w*|tour|airbnb|hotel|flight)\b", re.I)
+_SCHOOL_WORDS = re.compile(r"\b(?:school|academy|primary|elementary|high|college|university|uni|kindergarten|"
+                           r"nursery|preschool)\b", re.I)
+_ORG_WORDS = re.compile(r"\b(?:inc|ltd|llc|corp|company|group|labs?|studio|agency|bank|hospital|clinic|office|"
+                        r"team|department)\b", re.I)
+_JOB_KINDS = (r"(?:(?:new|full-time|part-time|full\s+time|part\s+time|permanent|temporary|temp|proper|real|"
+              r"dream)\s+)*(?:job|position|role|post|gig)")
+_NAME_END = r"(?=\s*(?:$|[,.;:!)]|(?:now|these\s+days|instead|from\s+now\s+on|officially|lol|haha)\b))"
+
+
+def _not_a_trip(obj: str) -> bool:
+    return capitalised(obj) and not _TRIP.search(obj) and not _SCHOOL_WORDS.search(obj)
+
+
+_HOMES = (
+    # "Just signed a lease in Ljubljana!", "we signed the lease on a flat in Porto".
+    Rule("lives_in", _rx(_SELF + r"signed\s+(?:a|the|our|my)\s+(?:new\s+)?(?:lease|tenancy|rental\s+(?:agreement|"
+                         r"contract))\s+(?:(?:on|for)\s+(?:a|an|the|our|my)\s+" + _HOME_KIND + r"\s+)?in\s+" + _PLACE),
+         revision=True, first_person=False, check=_not_a_trip),
+    # "Packed up and headed to Darwin.": what a move leaves behind, then where to.
+    Rule("lives_in", _rx(_SELF + r"packed\s+(?:everything\s+|it\s+all\s+)?up\s+(?:and\s+)?(?:(?:went|headed|moved|"
+                         r"relocated|drove|flew)\s+(?:off\s+|out\s+|over\s+|down\s+|up\s+|back\s+)?to|left\s+for)\s+"
+                         + _PLACE), revision=True, first_person=False, check=_not_a_trip),
+    # "Home for me is Arequipa.", "Lisbon is home for us".
+    Rule("lives_in", _rx(r"^(?:(?:my|our)\s+)?home\s+(?:for\s+(?:me|us)\s+)?(?:these\s+days\s+|now\s+)?is\s+(?:in\s+)?"
+                         + _PLACE), first_person=False, check=_not_a_trip),
+    Rule("lives_in", _rx(r"^" + _PLACE + r"\s+is\s+(?:now\s+)?home\s+for\s+(?:me|us)\b"), first_person=False,
+         check=_not_a_trip),
+    # "im in Peckham as of friday": where one is from a day on.
+    Rule("lives_in", _rx(IM + r"(?:living\s+|based\s+)?in\s+" + _PLACE + r"\s+as\s+of\b"), revision=True,
+         check=_not_a_trip),
+)
+
+_JOBS = (
+    # "I got hired as a lab technician", "Took a full-time job as a court interpreter".
+    Rule("job_title", _rx(_SELF + r"(?:got|was|been|get|getting)\s+hired\s+as\s+(?:an?\s+|the\s+)?" + ROLE),
+         revision=True, first_person=False, check=is_occupation),
+    Rule("job_title", _rx(_SELF + r"(?:took|taken|accepted|got|landed|started|starting|began)\s+(?:a|an|the|my)\s+"
+                          + _JOB_KINDS + r"\s+as\s+(?:an?\s+|the\s+)?" + ROLE),
+         revision=True, first_person=False, check=is_occupation),
+    # "Got the sous chef job!": the job named by its title ("got the new job" names none).
+    Rule("job_title", _rx(_SELF + r"(?:got|landed|accepted|took|start(?:ed|ing)?)\s+the\s+(?P<obj>[a-z][\w-]*"
+                          r"(?:\s+[a-z][\w-]*){0,2}?)\s+(?:job|position|role|post)\b"),
+         revision=True, first_person=False, check=is_occupation),
+)
+
+_NAMES = (
+    # "rabbits name is Pipsqueak": the apostrophe left out.
+    Rule("{rel}", _rx(r"(?:^|\b(?:the|my|our)\s+)" + REL + r"s\s+name\s+is\s+" + name() + _NAME_END),
+         first_person=False, check=first_word_not_in(NOT_NAMES), template="{p} {rel} is named {o}."),
+    # "I legally changed my name to Seun Adeyemi", "Got married, I'm Bartholomew Okafor".
+    Rule("name", _rx(r"\b(?:I|I've|I\s+have)\s+" + ADV + r"(?:legally\s+|officially\s+)?changed\s+my\s+name\s+"
+                     r"(?:legally\s+|officially\s+)?to\s+" + name() + _NAME_END),
+         revision=True, check=first_word_not_in(NOT_NAMES), negatable=False),
+    Rule("name", _rx(r"\b(?:got|just\s+got|we\s+got)\s+married\b.*?\bI(?:'m|\s+am)\s+(?:now\s+|officially\s+)?"
+                     r"(?P<obj>(?-i:[A-Z][\w'-]+\s+[A-Z][\w'-]+))" + _NAME_END),
+         revision=True, first_person=False, negatable=False),
+)
+
+_DIETS = (
+    # "Doctor put me on a low-sodium diet", "My nutritionist has me on a high-protein plan".
+    Rule("diet", _rx(r"\b(?:put|puts|has|have|got|keeps)\s+me\s+on\s+(?:a|an|the)\s+(?:strict\s+)?"
+                     r"(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+(?:diet|(?:meal|eating|food|nutrition)\s+plan)\b"),
+         revision=True, first_person=False, check=lambda o: o.lower() not in {"new", "good", "better", "healthy"}),
+    Rule("diet", _rx(r"\b(?:put|puts|has|have|got|keeps)\s+me\s+on\s+(?:a|an|the)\s+(?:strict\s+)?"
+                     r"(?P<obj>(?:low|high|no|zero|reduced)[\s-](?:carb|protein|sodium|salt|fat|sugar|calorie|fibre|"
+                     r"fiber|fodmap)|" + DIETS + r")\s+plan\b"), revision=True, first_person=False),
+    # "eating flexitarian these days", "Trying the Mediterranean diet these days".
+    Rule("diet", _rx(r"\beating\s+(?P<obj>" + DIETS + r")\s+(?:these\s+days|now|lately|nowadays)\b"), revision=True,
+         first_person=False),
+    Rule("diet", _rx(_SELF + r"(?:trying|doing|following|started|starting)\s+(?:the|a|an)\s+"
+                     r"(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+diet\b(?=.*\b(?:now|these\s+days|lately|nowadays|since|"
+                     r"from|this\s+(?:week|month|year))\b)"),
+         revision=True, first_person=False, check=lambda o: o.lower() not in {"new", "same", "other", "whole"}),
+)
+
+RULES: tuple[Rule, ...] = _HOMES + _JOBS + _NAMES + _DIETS
+
+
+def as_school(predicate: str, obj: str, subject: str) -> str:
+    """A child's place of learning is a school, not an employer: "Our son started at Riverbend Academy"."""
+    child = subject.split()[-1] in {"son", "daughter", "kid", "kids", "child", "children", "stepson", "stepdaughter"}
+    if predicate == "works_at" and child and capitalised(obj) and _SCHOOL_WORDS.search(obj) \
+            and not _ORG_WORDS.search(obj):
+        return "school"
+    return predicate
