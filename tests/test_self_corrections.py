@@ -45,7 +45,8 @@ def test_the_closest_episode_of_one_fact_is_the_one_set_right():
 
 
 @pytest.mark.parametrize("older", [
-    [(_episode("I live in Porto and work at Acme."), 0.6, [_belief("lives_in", "Porto"), _belief("works_at", "Acme")])],  # which one?
+    [(_episode("I live in Porto and work at Acme."), 0.6,
+      [_belief("lives_in", "Porto"), _belief("works_at", "Acme")])],  # which one?
     [(_episode("far"), CORRECTED_SIMILARITY - 0.01, [_belief("lives_in", "Porto")])],
     [(_episode("allergy", critical=True), 0.8, [_belief("allergy", "peanuts")])],
     [(_episode("allergy"), 0.8, [_belief("allergy", "peanuts")])],  # a health fact is never guessed away

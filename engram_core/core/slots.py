@@ -190,6 +190,21 @@ def _slot_of(slot: str, text: str, word: re.Match[str]) -> str | None:
     return _name_slot(text, word) if slot == "name" else _slot(slot, _owner(text, word.start()))
 
 
+# The slot a belief's predicate fills: what the bookkeeper read, in the words the slot rules use.
+_PREDICATE_SLOTS = {"lives_in": "home", "works_at": "employer", "job_title": "occupation", "name": "name",
+                    "diet": "diet", "school": "school", "email": "email", "phone": "phone"}
+
+
+def belief_slot(predicate: str, subject: str) -> str | None:
+    """The slot a belief fills, with whose it is ("home", "home:sister", "name:dog"); None for a predicate of
+    no single-valued slot ("likes")."""
+    if predicate.startswith("pet_"):
+        return _slot("name", predicate.removeprefix("pet_"))
+    slot = _PREDICATE_SLOTS.get(predicate)
+    owner = "" if subject == "user" else _relation(subject.split()[-1])
+    return _slot(slot, owner) if slot else None
+
+
 def _drop_none(found: Iterable[str | None]) -> frozenset[str]:
     return frozenset(slot for slot in found if slot is not None)
 

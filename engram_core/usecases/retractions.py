@@ -30,6 +30,7 @@ from engram_core.core.restatements import (
 )
 from engram_core.core.retention import RECALLABLE
 from engram_core.core.selfcorrection import corrected, may_set_right
+from engram_core.core.slots import belief_slot, slots_named
 from engram_core.core.stopping import clause_stops, ended_values, stopping_clauses, stopping_sentences
 from engram_core.core.words import meaning
 from engram_core.usecases.runtime import Runtime
@@ -113,6 +114,38 @@ def retired_episodes(rt: Runtime, text: str, vector: np.ndarray, occurred_at: da
                             trigger.values, trigger.fresh, trigger.ended))
     chosen |= {found} if (found := corrected_episode(text, trigger.values, older)) else set()
     return [memory for memory, _ in older if memory.id in chosen]
+
+
+# How close an older episode of the slot must be to a message whose own words the bookkeeper read as changing
+# it: "I'm based in Hobart." and "Packed up and headed to Darwin." are 0.22 apart.
+SLOT_SIMILARITY = 0.15
+
+
+def slot_retired(rt: Runtime, text: str, vector: np.ndarray, occurred_at: datetime,
+                 plans: Sequence[FactPlan]) -> list[Memory]:
+    """Older episodes of a slot the message changes in words the bookkeeper read as a change ("Just signed a
+    lease in Ljubljana!" after "I live in Tartu, Estonia."), though the two share no word: for each such
+    slot, the closest older episode of the same speaker that speaks of that slot alone (``slots_named``)
+    and does not say the new value, at least ``SLOT_SIMILARITY`` close."""
+    if rt.config.retire_similarity > 1.0:
+        return []
+    changed = {slot: meaning(p.belief.object) for p in _reads_a_change(plans)
+               if p.belief is not None and p.draft.revision and not p.draft.tentative
+               and (slot := belief_slot(p.belief.predicate, p.belief.subject)) is not None}
+    if not changed:
+        return []
+    speaker, chosen = speaker_of(text), {}
+    ids = [mid for mid, cosine in rt.index().nearest(vector, SEARCHED) if cosine >= SLOT_SIMILARITY]
+    by_id = {memory.id: memory for memory in rt.store.memories_by_ids(ids)}
+    for memory in (by_id[mid] for mid in ids if mid in by_id):  # the closest first
+        if not _recallable_episode(memory, occurred_at, vector) or memory.critical \
+                or speaker_of(memory.text) != speaker:
+            continue
+        named = slots_named(memory.text)
+        slot = next(iter(named), None) if len(named) == 1 else None
+        if slot in changed and slot not in chosen and not changed[slot] <= meaning(_said(memory.text)):
+            chosen[slot] = memory
+    return list(chosen.values())
 
 
 # What a stop never ends by naming it: who someone is ("Tom quit rugby" ends no "son: Tom"), nor a health fact.

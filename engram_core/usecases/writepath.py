@@ -17,7 +17,9 @@ from engram_core.core.model import (
     MemoryStatus, Message, Scalar, Verdict, WriteResult,
 )
 from engram_core.core.retention import RECALLABLE, initial_stability
-from engram_core.usecases.retractions import retired_episodes, self_corrected, stopped_beliefs, stopped_facts
+from engram_core.usecases.retractions import (
+    retired_episodes, self_corrected, slot_retired, stopped_beliefs, stopped_facts,
+)
 from engram_core.usecases.runtime import Runtime
 from engram_core.core.verdicts import parse_assessment
 from engram_core.usecases.writeplan import (
@@ -183,6 +185,7 @@ def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Messag
     beliefs it says stopped, or sets right, end."""
     facts = stopped_facts(rt, text, vector, message.occurred_at)
     retired = retired_episodes(rt, text, vector, message.occurred_at, plans, facts)
+    retired += [m for m in slot_retired(rt, text, vector, message.occurred_at, plans) if m not in retired]
     set_right = self_corrected(rt, text, vector, message)
     if set_right is not None:
         retired = [*(m for m in retired if m.id != set_right[0].id), set_right[0]]

@@ -122,7 +122,7 @@ _RENAME_CUE = re.compile(
     r"|\b\w+\s+now\s*[.!]*$", re.I)
 # People are renamed by a correction or a wedding, never by "it's X now": their words name no slot here.
 _PETS = frozenset("dog puppy cat kitten rabbit bunny hamster parrot budgie horse pony turtle tortoise guinea pig "
-                  "ferret gecko goldfish lizard chinchilla".split())
+                  "ferret gecko goldfish".split())
 _PEOPLE_WORDS = frozenset().union(*(meaning(w) for w in set(re.findall(r"[a-z-]+", REL)) - _PETS)) | meaning(
     "children kids parents boss friend colleague manager mum mom dad")
 _SOMEONE_ELSES = re.compile(r"\b(?:the\s+other|other\s+\w+'s|someone's|somebody's|their|your|his)\b", re.I)

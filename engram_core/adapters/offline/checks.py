@@ -108,3 +108,9 @@ def workplace(obj: str) -> bool:
     """"lloyds pharmacy", "Acme Ltd", "Oakwood Academy": a place one works or learns, not a town one lives in;
     nor "Year 4", a rank one moved up to."""
     return _WORKPLACE.search(obj) is not None or _SCHOOLS.search(obj) is not None or _RANKS.match(obj) is not None
+
+
+def a_food(item: str) -> bool:
+    """An item of "I eat ..." that names a food, not a diet or a clause ("after that I decide dessert ...")."""
+    return (not item.lower().endswith("diet") and len(item.split()) <= 5
+            and re.search(r"\b(?:I|is|are|was|that)\b", item) is None)

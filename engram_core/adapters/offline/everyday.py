@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from engram_core.adapters.offline.checks import capitalised, first_word_not_in, is_occupation
-from engram_core.adapters.offline.lexicon import NOT_NAMES
+from engram_core.adapters.offline.lexicon import NOT_NAMES, topic_of
 from engram_core.adapters.offline.patterns import ADV, DIETS, IM, REL, ROLE, Rule, name
 
 
@@ -26,6 +26,8 @@ _SELF = r"(?:" + _OPEN + r"|\b(?:I|we)(?:'ve|\s+have)?\s+" + ADV + r")"
 _PLACE = r"(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))"
 _HOME_KIND = (r"(?:(?:new|little|tiny|small|big|one-bed|two-bed|\w+-bedroom|shared|rented)\s+)*"
               r"(?:flat|house|apartment|place|room|studio|cottage|bedsit|home|condo)")
+_NO_TRIP = (r"(?![^,;.!?]*\b(?:for\s+(?:the|a)\s+(?:weekend|day|night|week|few\s+days)|trip|holiday|vacation|"
+            r"conference|visit\w*)\b)")
 _TRIP = re.compile(r"\b(?:trip|holiday|vacation|weekend|conference|visit\w*|tour|airbnb|hotel|flight)\b", re.I)
 _SCHOOL_WORDS = re.compile(r"\b(?:school|academy|primary|elementary|high|college|university|uni|kindergarten|"
                            r"nursery|preschool)\b", re.I)
@@ -43,17 +45,21 @@ def _not_a_trip(obj: str) -> bool:
 _HOMES = (
     # "Just signed a lease in Ljubljana!", "we signed the lease on a flat in Porto".
     Rule("lives_in", _rx(_SELF + r"signed\s+(?:a|the|our|my)\s+(?:new\s+)?(?:lease|tenancy|rental\s+(?:agreement|"
-                         r"contract))\s+(?:(?:on|for)\s+(?:a|an|the|our|my)\s+" + _HOME_KIND + r"\s+)?in\s+" + _PLACE),
+                         r"contract))\s+(?:(?:on|for)\s+(?:a|an|the|our|my)\s+" + _HOME_KIND + r"\s+)?in\s+" + _PLACE
+                         + _NO_TRIP),
          revision=True, first_person=False, check=_not_a_trip),
     # "Packed up and headed to Darwin.": what a move leaves behind, then where to.
     Rule("lives_in", _rx(_SELF + r"packed\s+(?:everything\s+|it\s+all\s+)?up\s+(?:and\s+)?(?:(?:went|headed|moved|"
                          r"relocated|drove|flew)\s+(?:off\s+|out\s+|over\s+|down\s+|up\s+|back\s+)?to|left\s+for)\s+"
-                         + _PLACE), revision=True, first_person=False, check=_not_a_trip),
+                         + _PLACE + _NO_TRIP), revision=True, first_person=False, check=_not_a_trip),
     # "Home for me is Arequipa.", "Lisbon is home for us".
     Rule("lives_in", _rx(r"^(?:(?:my|our)\s+)?home\s+(?:for\s+(?:me|us)\s+)?(?:these\s+days\s+|now\s+)?is\s+(?:in\s+)?"
                          + _PLACE), first_person=False, check=_not_a_trip),
     Rule("lives_in", _rx(r"^" + _PLACE + r"\s+is\s+(?:now\s+)?home\s+for\s+(?:me|us)\b"), first_person=False,
          check=_not_a_trip),
+    # "My apartment in Sapporo is very cold": one's own home named by where it is ("my old flat" is not).
+    Rule("lives_in", _rx(r"\bmy\s+(?:own\s+|new\s+|little\s+|tiny\s+|small\s+|rented\s+)*(?:apartment|flat|house|"
+                         r"condo|studio|home)\s+(?:here\s+)?in\s+" + _PLACE), first_person=False, check=_not_a_trip),
     # "im in Peckham as of friday": where one is from a day on.
     Rule("lives_in", _rx(IM + r"(?:living\s+|based\s+)?in\s+" + _PLACE + r"\s+as\s+of\b"), revision=True,
          check=_not_a_trip),
@@ -102,7 +108,21 @@ _DIETS = (
          revision=True, first_person=False, check=lambda o: o.lower() not in {"new", "same", "other", "whole"}),
 )
 
-RULES: tuple[Rule, ...] = _HOMES + _JOBS + _NAMES + _DIETS
+_TEAM_END = r"(?=\s*(?:$|[,.;:!)]|(?:now|these\s+days|this\s+season|lately|instead|again)\b))"
+_TASTES = (
+    # "I've started supporting Boca Juniors", "Been cheering for the Denver Nuggets this season".
+    Rule("prefers_team", _rx(_SELF + r"(?:(?:started|begun|began|been|now)\s+)?(?:supporting|rooting\s+for|cheering\s+"
+                             r"(?:for|on))\s+(?:the\s+)?(?P<obj>(?-i:[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2}))"
+                             + _TEAM_END),
+         revision=True, first_person=False, check=lambda o: len(o.split()) > 1 or o.endswith("s")),
+    # "My go-to is a cortado these days": what one usually has, of a kind the lexicon knows.
+    Rule("prefers_?", _rx(r"\b(?:my\s+)?go-?to(?:\s+(?:drink|coffee|order|snack|meal|breakfast|lunch|dinner|food|beer|"
+                          r"wine|tea))?\s+(?:is|are)\s+(?:now\s+)?(?:an?\s+)?(?P<obj>[\w' -]+?)"
+                          r"(?=\s*(?:$|[,.;!]|(?:these\s+days|now|lately|at\s+the\s+moment)\b))"),
+         revision=True, first_person=False, check=lambda o: topic_of(o) is not None),
+)
+
+RULES: tuple[Rule, ...] = _HOMES + _JOBS + _NAMES + _DIETS + _TASTES
 
 
 def as_school(predicate: str, obj: str, subject: str) -> str:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from engram_core.adapters.offline.checks import (
-    NOT_EMPLOYERS, NOT_PLAYED, NOT_WORKED_ON, SKILL_WORDS, Check, a_taste, capitalised, could_be_a_name, dated,
+    NOT_EMPLOYERS, NOT_PLAYED, NOT_WORKED_ON, SKILL_WORDS, Check, a_food, a_taste, capitalised, could_be_a_name, dated,
     first_word_not_in, is_occupation, joined_employer, one_of, plausible_age, workplace,
 )
 from engram_core.adapters.offline.lexicon import LANGUAGES, NATIONALITIES, NOT_NAMES, OCCUPATIONS, topic_of
@@ -95,9 +95,9 @@ HEDGE = r"(?:these\s+days|nowadays|lately|right\s+now|at\s+the\s+moment|currentl
 ADJ = r"(?:(?:older|younger|little|big|baby|eldest|oldest|youngest|twin|new|\d+[- ]year[- ]old)\s+)?"
 REL = (r"(?P<rel>wife|husband|hubby|partner|spouse|boyfriend|girlfriend|fianc[ée]e?|son|daughter|kid|child|"
        r"baby|mom|mum|mother|dad|father|brother|sister|sibling|twin|grandmother|grandma|granny|grandfather|"
-       r"grandpa|grandad|granddad|gran|nan|nana|aunt|uncle|cousin|niece|nephew|stepson|stepdaughter|mother-in-law|father-in-law|"
-       r"dog|puppy|cat|kitten|rabbit|bunny|hamster|parrot|budgie|horse|pony|turtle|tortoise|guinea pig|ferret|gecko|"
-       r"goldfish|lizard|chinchilla)")
+       r"grandpa|grandad|granddad|gran|nan|nana|aunt|uncle|cousin|niece|nephew|stepson|stepdaughter|mother-in-law|"
+       r"father-in-law|dog|puppy|cat|kitten|rabbit|bunny|hamster|parrot|budgie|horse|pony|turtle|tortoise|guinea pig|"
+       r"ferret|gecko|goldfish)")
 ZODIAC = ("(?P<obj>(?-i:Aries|Taurus|Gemini|Cancer|Leo|Virgo|Libra|Scorpio|Sagittarius|Capricorn|Aquarius|"
           "Pisces))")
 
@@ -169,8 +169,7 @@ _IDENTITY = (
     # "I'm Sam" could as well be "I'm Tired": a name from it never replaces the one held.
     Rule("name", _rx(IM + name() + END_NAME), check=could_be_a_name, tentative=True, negatable=False),
     Rule("lives_in", _rx(IM + name() + r"-based\b")),
-    Rule("nationality", _rx(IM + r"(?P<obj>[a-z]+)(?=\s*(?:$|[,.!]|\band\b))"),
-         check=one_of(NATIONALITIES)),
+    Rule("nationality", _rx(IM + r"(?P<obj>[a-z]+)(?=\s*(?:$|[,.!]|\band\b))"), check=one_of(NATIONALITIES)),
     Rule("hometown", _rx(IM + r"(?:originally\s+)?from\s+" + OBJ), check=capitalised),
     Rule("hometown", _rx(I_ + r"(?:grew up|was born|was raised)\s+in\s+" + OBJ), check=capitalised),
     Rule("age", _rx(IM + r"(?P<obj>\d{1,3})(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?=\s*(?:$|[,.!]|\band\b))"),
@@ -290,7 +289,7 @@ _HEALTH_AND_FOOD = (
     Rule("eats", _rx(IM + r"(?:totally\s+|completely\s+)?(?:fine|ok|okay|good)\s+with\s+" + OBJ), revision=True,
          check=lambda o: topic_of(o) == "food"),
     Rule("prefers_food", _rx(r"\bI\s+(?:mostly|mainly|usually)\s+eat\s+" + OBJ)),
-    Rule("eats", _rx(I_ + r"eat\s+" + LIST), listy=True, check=lambda o: not o.lower().endswith("diet")),
+    Rule("eats", _rx(I_ + r"eat\s+" + LIST), listy=True, check=a_food),
 )
 
 _PREFERENCES = (
