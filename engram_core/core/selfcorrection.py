@@ -19,8 +19,9 @@ import re
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
+from engram_core.core.amend import Swap
 from engram_core.core.model import Belief, Memory
-from engram_core.core.restatements import people_of, same_people
+from engram_core.core.restatements import CORRECTION_CUE, people_of, same_people
 from engram_core.core.values import Shape, values_in
 
 SELF_CORRECTION = re.compile(
@@ -89,6 +90,24 @@ def _saying_anew(old: str, new: str) -> str:
     """The sentences of ``new`` that say a value ``old`` does not: whom the correction is about."""
     held = {v for values in _typed(old).values() for v in values}
     return " ".join(s for s in _SENTENCE_ENDS.split(new) if any(v not in held for vs in _typed(s).values() for v in vs))
+
+
+def sets_something_right(text: str) -> bool:
+    """Whether the text says earlier words were wrong, in any of the words a correction uses."""
+    return may_set_right(text) or CORRECTION_CUE.search(_statements(text)) is not None
+
+
+def said_swap(old: str, new: str) -> Swap | None:
+    """The one value of ``old`` that ``new`` says anew, and the value it says instead, when a shape holds
+    exactly one of each ("lands at 6:40 pm", "it lands at 8:15 pm"); None otherwise."""
+    said = _statements(new)
+    for shape, values in _typed(said).items():
+        fresh = [v for v in values_in(said) if v.shape is shape and v.text.lower() in values
+                 and v.text.lower() not in old.lower()]
+        held = [v for v in values_in(old) if v.shape is shape and v.text.lower() not in said.lower()]
+        if len(fresh) == 1 and len(held) == 1:
+            return Swap(held[0].text, fresh[0].text)
+    return None
 
 
 def _respelled(gone: frozenset[str], new: str) -> bool:

@@ -112,7 +112,8 @@ def retired_episodes(rt: Runtime, text: str, vector: np.ndarray, occurred_at: da
     least = max(rt.config.retire_similarity, trigger.least)
     chosen = set(retired_by(text, trigger.said, older, least, trigger.besides,
                             trigger.values, trigger.fresh, trigger.ended))
-    chosen |= {found} if (found := corrected_episode(text, trigger.values, older)) else set()
+    named = trigger.values or replaced_values(text)  # "the 9th of March, not the 4th", whatever else it says
+    chosen |= {found} if (found := corrected_episode(text, named, older)) else set()
     return [memory for memory, _ in older if memory.id in chosen]
 
 

@@ -10,6 +10,7 @@ from datetime import datetime
 import numpy as np
 
 from engram_core.core import ledger
+from engram_core.core.amend import amended, named_swaps
 from engram_core.usecases.dependents import flag_dependents
 from engram_core.core.errors import BusyError
 from engram_core.core.model import (
@@ -17,6 +18,7 @@ from engram_core.core.model import (
     MemoryStatus, Message, Scalar, Verdict, WriteResult,
 )
 from engram_core.core.retention import RECALLABLE, initial_stability
+from engram_core.core.selfcorrection import said_swap, sets_something_right
 from engram_core.usecases.retractions import (
     retired_episodes, self_corrected, slot_retired, stopped_beliefs, stopped_facts,
 )
@@ -195,6 +197,7 @@ def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Messag
         set_status(rt, memory, MemoryStatus.SUPERSEDED, now, successor)
         log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=memory.id, message_id=message.id,
                                    successor=successor, reason="a newer message states a change to it"))
+    _amend(rt, text, message, log)
     ended = {b.id: (b, "a newer message says it stopped") for b in (*stopped_beliefs(rt, text, retired), *facts)}
     for belief in set_right[1] if set_right is not None else ():
         ended[belief.id] = (belief, "a newer message sets it right")
@@ -205,6 +208,28 @@ def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Messag
             set_status(rt, held, MemoryStatus.SUPERSEDED, now, successor)
         log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=belief.memory_id, belief_id=belief.id,
                                    message_id=message.id, successor=successor, reason=reason))
+
+
+def _amend(rt: Runtime, text: str, message: Message, log: WriteLog) -> None:
+    """Each raw episode this message retired, set right in place when it said more than the value it set
+    right (``core/amend``): a gist of the two, which stands for the original in recall. Its vector is the
+    original's (one value differs), so no embedding is asked for while the write transaction is open."""
+    if not sets_something_right(text):
+        return  # "I've joined Laing O'Rourke, not Skanska": a contrast, which sets no older words right
+    named = named_swaps(text)
+    retired = {e.memory_id for e in log.events if e.kind is EventKind.SUPERSEDED and e.memory_id}
+    for memory in rt.store.memories_by_ids(sorted(retired)):
+        if memory.kind is not MemoryKind.EPISODE or memory.embedding is None or message.id in memory.provenance:
+            continue
+        said = said_swap(memory.text, text)
+        fixed = amended(memory.text, text, [*named, *([said] if said else [])])
+        if fixed is None:
+            continue
+        gist = new_memory(rt, kind=MemoryKind.GIST, text=fixed, importance=memory.importance, at=message.occurred_at,
+                          vector=memory.embedding.vector, provenance=(*memory.provenance, message.id),
+                          session_id=memory.session_id, critical=memory.critical)
+        store_memory(rt, gist, log, amended=memory.id)
+        rt.store.update_memory(replace(rt.store.get_memory(memory.id) or memory, superseded_by=gist.id))
 
 
 def write_planned(rt: Runtime, facts: list[tuple[FactDraft, np.ndarray, Message]],

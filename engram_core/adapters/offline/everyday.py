@@ -72,6 +72,10 @@ _JOBS = (
     Rule("job_title", _rx(_SELF + r"(?:took|taken|accepted|got|landed|started|starting|began)\s+(?:a|an|the|my)\s+"
                           + _JOB_KINDS + r"\s+as\s+(?:an?\s+|the\s+)?" + ROLE),
          revision=True, first_person=False, check=is_occupation),
+    # "first shift at Kaiser tomorrow": the first of the work done somewhere.
+    Rule("works_at", _rx(r"\b(?:my\s+)?(?:first|1st)\s+(?:shift|month|rota|roster|paycheck|payslip)\s+"
+                         r"(?:at|with|for)\s+" + _PLACE), revision=True, first_person=False,
+         check=lambda o: not _SCHOOL_WORDS.search(o)),
     # "Got the sous chef job!": the job named by its title ("got the new job" names none).
     Rule("job_title", _rx(_SELF + r"(?:got|landed|accepted|took|start(?:ed|ing)?)\s+the\s+(?P<obj>[a-z][\w-]*"
                           r"(?:\s+[a-z][\w-]*){0,2}?)\s+(?:job|position|role|post)\b"),
@@ -91,7 +95,16 @@ _NAMES = (
          revision=True, first_person=False, negatable=False),
 )
 
+_WHEN = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|now\s+on|the\s+\w+|"
+         r"next\s+\w+|this\s+\w+)")
 _DIETS = (
+    # "thats it for me, fully plant based from monday": a diet taken up from a day on.
+    Rule("diet", _rx(r"(?:^|,\s*)(?:(?:so|now|fully|full|strictly|totally|going)\s+)*(?P<obj>" + DIETS + r")\s+"
+                     r"(?:from|as\s+of|since|starting)\s+" + _WHEN + r"\b"), revision=True, first_person=False),
+    # "so I must eat gluten free": a diet one is bound to.
+    Rule("diet", _rx(r"\bI\s+(?:must|have\s+to|need\s+to|gotta|got\s+to)\s+(?:eat|go|be|stay|keep)\s+"
+                     r"(?:fully\s+|strictly\s+)?(?P<obj>" + DIETS + r")\b(?![^,.;!?]*\b(?:someday|one\s+day|soon)\b)"),
+         revision=True),
     # "Doctor put me on a low-sodium diet", "My nutritionist has me on a high-protein plan".
     Rule("diet", _rx(r"\b(?:put|puts|has|have|got|keeps)\s+me\s+on\s+(?:a|an|the)\s+(?:strict\s+)?"
                      r"(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+(?:diet|(?:meal|eating|food|nutrition)\s+plan)\b"),
