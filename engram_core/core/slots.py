@@ -190,6 +190,7 @@ def _slot_of(slot: str, text: str, word: re.Match[str]) -> str | None:
     return _name_slot(text, word) if slot == "name" else _slot(slot, _owner(text, word.start()))
 
 
+SLOT_CHANGED = "a newer message changes its "  # why a slot's older episode is flagged, the slot's name after it
 # The slot a belief's predicate fills: what the bookkeeper read, in the words the slot rules use.
 _PREDICATE_SLOTS = {"lives_in": "home", "works_at": "employer", "job_title": "occupation", "name": "name",
                     "diet": "diet", "school": "school", "email": "email", "phone": "phone"}

@@ -14,6 +14,9 @@ import re
 from engram_core.core.restatements import _RELATIONS, _said, _statements
 from engram_core.core.words import meaning
 
+# "Carnivore lasted three weeks", "the all meat thing lasted 3 months": a thing tried and ended, named before.
+_LASTED = (r"(?:only\s+|just\s+|barely\s+)?lasted\s+(?:(?:about|like|barely|only|just|a|one|two|three|four|five|six|"
+           r"seven|eight|nine|ten|few|couple|of|\d+)\s+)+(?:days?|weeks?|months?|years?)")
 # What ends a thing in other words, the thing named after it: "retired from Shell", "my last day at Google",
 # "handed in my notice", "they let me go", "sold my guitar", "the band split up", "grew out of Taylor Swift",
 # "hung up his boots", "pulled Ella out of Hillside", "I can't stand sushi", "cut coffee completely".
@@ -24,7 +27,7 @@ _ENDING = (r"retired\s+from|(?:just|finally|officially|has|have|had|'s|'ve)\s+re
            r"(?:closed|shut)\s+down|gr[eo]wn?\s+out\s+of|outgrew|hung\s+up\s+(?:my|his|her|their|the)|"
            r"pulled\s+(?:\w+\s+)?out\s+of|can'?t\s+(?:stand|stomach|face|handle|look\s+at)|"
            r"cut\s+(?:\w+\s+){1,2}?(?:completely|entirely|totally|out)|dropped\s+out\s+of|uninstalled|"
-           r"deleted\s+(?:my\s+)?(?=(?-i:[A-Z]))|"
+           r"deleted\s+(?:my\s+)?(?=(?-i:[A-Z]))|" + _LASTED + r"|"
            # "Left Blue Bottle, ...", "left Initech after six years"; not "Left Paris at 6am" (a trip)
            r"left\s+(?!(?-i:I)\b)(?-i:[A-Z])[\w'&-]*(?:\s+(?-i:[A-Z])[\w'&-]*){0,2}(?=\s*(?:$|[,.;!]|after\b|for\s+good|"
            r"behind|to\s+(?:join|work|start|go)\b))")
@@ -76,8 +79,9 @@ def _stops_at(clause: str, found: re.Match[str]) -> bool:
         return _OTHERS.search(before) is None  # "bubble tea is dead to me", "clubbing isnt for me anymore"
     if _ELIDED_CANT.match(before) and cue.startswith("any"):
         return True  # "cant do spicy anymore": the "I" left out
-    if cue.endswith(("over", "done", "history", "menu")):  # "the cleanse is over"; not "your shift is over",
-        return _OTHERS.search(before) is None and _ASKING.match(before) is None  # nor "what's he done"
+    if cue.endswith(("over", "done", "history", "menu")) or "lasted" in cue:  # "the cleanse is over", "keto
+        # lasted a week"; not "your shift is over", nor "what's he done"
+        return _OTHERS.search(before) is None and _ASKING.match(before) is None
     self_at = [m.end() for m in _SELF.finditer(before)] or [m.end() for m in _HOLDER.finditer(before)]
     if not self_at or _OTHERS.match(before.lstrip()):
         return False  # "You quit?", "He stopped", "The rain stopped": no holder to match older memories by
@@ -113,8 +117,14 @@ def stopping_clauses(said: str) -> str:
     return ", ".join(c for c in re.split(r",\s*", said) if clause_stops(c))
 
 
+_LASTED_THING = re.compile(r"(?:^|[,;]\s*|\b(?:the|my|our|that|this)\s+)(?P<thing>[\w'-]+(?:\s+[\w'-]+){0,2}?)"
+                           r"(?:\s+(?:thing|diet|phase|experiment|challenge))?\s+" + _LASTED, re.I)
+
+
 def ended_values(said: str) -> tuple[frozenset[str], ...]:
     """The words of each thing the stopping sentences ``said`` name as ended, by what follows the ending
-    ("Dad retired from Shell": shell; "Jack quit rugby after his injury": rugby); none for "quit it"."""
-    found = (m.group("thing") for m in _ENDED.finditer(said))
+    ("Dad retired from Shell": shell; "Jack quit rugby after his injury": rugby), or what comes before it
+    ("Carnivore lasted three weeks"); none for "quit it"."""
+    found = [*(m.group("thing") for m in _ENDED.finditer(said)),
+             *(m.group("thing") for m in _LASTED_THING.finditer(said))]
     return tuple(meaning(thing) for thing in found if thing.lower() not in _NOT_A_THING and meaning(thing))

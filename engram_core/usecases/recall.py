@@ -15,7 +15,7 @@ from engram_core.core.entities import named_entities
 from engram_core.core.index import ActiveIndex, epoch_hours
 from engram_core.core.model import AccessState, Belief, Event, EventKind, Memory, MemoryStatus, RecallResult
 from engram_core.core.restatements import demoted, restated, retracted, retracts
-from engram_core.core.slots import asks_about_the_past, slot_restated
+from engram_core.core.slots import SLOT_CHANGED, asks_about_the_past, slot_restated
 from engram_core.core.retention import hours_between, reinforced_stability, retention
 from engram_core.core.scoring import CandidateArrays, normalise_lexical, rank_fusion, rounded, score_arrays
 from engram_core.core.timeframes import TOLD_WITHIN, named_window
@@ -74,8 +74,10 @@ def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool, query: str) -
         vectors = index.vectors[[c.position for c in candidates]] if vectors is None else vectors
         drop |= slot_restated(_Pairs(candidates), vectors, config.slot_veto_similarity,
                               [changed for changed, _ in slots], [named for _, named in slots])
-    kept = demoted([c for c in candidates if c.id not in drop], rt.store.possibly_stale(),
-                   rt.config.possibly_stale_factor)
+    flagged = rt.store.possibly_stale()
+    if flagged and not asks_about_the_past(query):  # an older home the bookkeeper read a new one for
+        drop |= {c.id for c in candidates if flagged.get(c.id, "").startswith(SLOT_CHANGED)}
+    kept = demoted([c for c in candidates if c.id not in drop], flagged, rt.config.possibly_stale_factor)
     return replace(pool, candidates=kept)
 
 

@@ -122,15 +122,17 @@ def retired_episodes(rt: Runtime, text: str, vector: np.ndarray, occurred_at: da
 SLOT_SIMILARITY = 0.15
 
 
-def slot_retired(rt: Runtime, text: str, vector: np.ndarray, occurred_at: datetime,
-                 plans: Sequence[FactPlan]) -> list[Memory]:
+def slot_outdated(rt: Runtime, text: str, vector: np.ndarray, occurred_at: datetime,
+                  plans: Sequence[FactPlan]) -> list[tuple[Memory, Belief, str]]:
     """Older episodes of a slot the message changes in words the bookkeeper read as a change ("Just signed a
     lease in Ljubljana!" after "I live in Tartu, Estonia."), though the two share no word: for each such
     slot, the closest older episode of the same speaker that speaks of that slot alone (``slots_named``)
-    and does not say the new value, at least ``SLOT_SIMILARITY`` close."""
+    and does not say the new value, at least ``SLOT_SIMILARITY`` close, with the new belief and the slot.
+    They are flagged, not retired: with no word shared the link is the bookkeeper's reading alone, so
+    recall keeps them out of answers about now and still has them for "where did I live before?"."""
     if rt.config.retire_similarity > 1.0:
         return []
-    changed = {slot: meaning(p.belief.object) for p in _reads_a_change(plans)
+    changed = {slot: p.belief for p in _reads_a_change(plans)
                if p.belief is not None and p.draft.revision and not p.draft.tentative
                and (slot := belief_slot(p.belief.predicate, p.belief.subject)) is not None}
     if not changed:
@@ -144,9 +146,10 @@ def slot_retired(rt: Runtime, text: str, vector: np.ndarray, occurred_at: dateti
             continue
         named = slots_named(memory.text)
         slot = next(iter(named), None) if len(named) == 1 else None
-        if slot in changed and slot not in chosen and not changed[slot] <= meaning(_said(memory.text)):
+        if slot in changed and slot not in chosen \
+                and not meaning(changed[slot].object) <= meaning(_said(memory.text)):
             chosen[slot] = memory
-    return list(chosen.values())
+    return [(memory, changed[slot], slot) for slot, memory in chosen.items()]
 
 
 # What a stop never ends by naming it: who someone is ("Tom quit rugby" ends no "son: Tom"), nor a health fact.

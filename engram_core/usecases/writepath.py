@@ -19,8 +19,9 @@ from engram_core.core.model import (
 )
 from engram_core.core.retention import RECALLABLE, initial_stability
 from engram_core.core.selfcorrection import said_swap, sets_something_right
+from engram_core.core.slots import SLOT_CHANGED
 from engram_core.usecases.retractions import (
-    retired_episodes, self_corrected, slot_retired, stopped_beliefs, stopped_facts,
+    retired_episodes, self_corrected, slot_outdated, stopped_beliefs, stopped_facts,
 )
 from engram_core.usecases.runtime import Runtime
 from engram_core.core.verdicts import parse_assessment
@@ -187,7 +188,6 @@ def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Messag
     beliefs it says stopped, or sets right, end."""
     facts = stopped_facts(rt, text, vector, message.occurred_at)
     retired = retired_episodes(rt, text, vector, message.occurred_at, plans, facts)
-    retired += [m for m in slot_retired(rt, text, vector, message.occurred_at, plans) if m not in retired]
     set_right = self_corrected(rt, text, vector, message)
     if set_right is not None:
         retired = [*(m for m in retired if m.id != set_right[0].id), set_right[0]]
@@ -198,6 +198,7 @@ def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Messag
         log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=memory.id, message_id=message.id,
                                    successor=successor, reason="a newer message states a change to it"))
     _amend(rt, text, message, log)
+    _flag_slot_outdated(rt, text, vector, message, plans, log)
     ended = {b.id: (b, "a newer message says it stopped") for b in (*stopped_beliefs(rt, text, retired), *facts)}
     for belief in set_right[1] if set_right is not None else ():
         ended[belief.id] = (belief, "a newer message sets it right")
@@ -208,6 +209,18 @@ def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Messag
             set_status(rt, held, MemoryStatus.SUPERSEDED, now, successor)
         log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=belief.memory_id, belief_id=belief.id,
                                    message_id=message.id, successor=successor, reason=reason))
+
+
+def _flag_slot_outdated(rt: Runtime, text: str, vector: np.ndarray, message: Message,
+                        plans: tuple[FactPlan, ...], log: WriteLog) -> None:
+    """The older episode of each slot this message changes, flagged (``retractions.slot_outdated``): recall
+    keeps it out of answers about now, and the next dream proposal lists it for review."""
+    now = rt.now()
+    for memory, belief, slot in slot_outdated(rt, text, vector, message.occurred_at, plans):
+        reason = SLOT_CHANGED + slot.split(":")[0]
+        rt.store.flag_possibly_stale(memory.id, belief.id, reason, now)
+        log.events.append(rt.event(EventKind.POSSIBLY_STALE, memory_id=memory.id, belief_id=belief.id,
+                                   reason=reason))
 
 
 def _amend(rt: Runtime, text: str, message: Message, log: WriteLog) -> None:
