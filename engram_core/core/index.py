@@ -160,12 +160,6 @@ class ActiveIndex:
     def size(self) -> int:
         return len(self.entries)
 
-    def nearest(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
-        """The ids of the live rows closest to ``vector`` (unit length) and their cosines, best first."""
-        size = len(self.entries)
-        cosines = np.where(self.alive[:size], self.vectors[:size] @ vector, -np.inf)
-        best = np.argsort(-cosines, kind="stable")[:limit]
-        return [(self.entries[pos].id, float(cosines[pos])) for pos in best.tolist() if np.isfinite(cosines[pos])]
 
     def __len__(self) -> int:
         return len(self.position)

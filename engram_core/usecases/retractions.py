@@ -120,6 +120,17 @@ def retired_episodes(rt: Runtime, text: str, vector: np.ndarray, occurred_at: da
 # How close an older episode of the slot must be to a message whose own words the bookkeeper read as changing
 # it: "I'm based in Hobart." and "Packed up and headed to Darwin." are 0.22 apart.
 SLOT_SIMILARITY = 0.15
+# The words an older episode of each slot says (``slots.SLOT_WORDS`` must find one): what it is searched by,
+# since it may share none with the message that changes it.
+_SLOT_SEARCH = {
+    "home": "live lives living lived home flat apartment house place moved moving based relocated emigrated",
+    "employer": "work works working job company employer employed firm hired freelance teach study",
+    "occupation": "work works working job student",
+    "name": "name named called call calls surname maiden go goes",
+    "diet": "vegetarian veggie vegan pescatarian diet keto paleo meat fish dairy gluten carnivore flexitarian "
+            "halal kosher fasting fodmap whole30 lactose omnivore",
+    "school": "school academy primary elementary college nursery kindergarten preschool",
+}
 
 
 def slot_outdated(rt: Runtime, text: str, vector: np.ndarray, occurred_at: datetime,
@@ -138,11 +149,10 @@ def slot_outdated(rt: Runtime, text: str, vector: np.ndarray, occurred_at: datet
     if not changed:
         return []
     speaker, chosen = speaker_of(text), {}
-    ids = [mid for mid, cosine in rt.index().nearest(vector, SEARCHED) if cosine >= SLOT_SIMILARITY]
-    by_id = {memory.id: memory for memory in rt.store.memories_by_ids(ids)}
-    for memory in (by_id[mid] for mid in ids if mid in by_id):  # the closest first
-        if not _recallable_episode(memory, occurred_at, vector) or memory.critical \
-                or speaker_of(memory.text) != speaker:
+    words = " ".join(_SLOT_SEARCH.get(slot.split(":")[0], slot.split(":")[0]) for slot in changed)
+    found = sorted(_older_episodes(rt, words, vector, occurred_at), key=lambda pair: -pair[1])
+    for memory, cosine in found:  # the closest first
+        if cosine < SLOT_SIMILARITY or memory.critical or speaker_of(memory.text) != speaker:
             continue
         named = slots_named(memory.text)
         slot = next(iter(named), None) if len(named) == 1 else None
