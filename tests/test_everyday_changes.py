@@ -59,6 +59,20 @@ def test_what_is_no_such_change(text, predicate):
 def test_a_clause_is_no_food_eaten():
     found = _read("For my birthday I eat three piece of tiramisu and after that I decide dessert every weekend is ok")
     assert {o for _, p, o in found if p == "eats"} == {"three piece of tiramisu"}
+    found = _read("I'm vegetarian now, I eat beans and tofu that my partner cooks.")
+    assert {o for _, p, o in found if p == "eats"} == {"beans", "tofu"}  # the food, not what is said of it
+
+
+@pytest.mark.parametrize(("old", "new", "current"), [
+    ("I'm on keto.", "Keto lasted two weeks. I'm vegan now.", {("diet", "vegan")}),
+    ("I'm vegan.", "The trip lasted two weeks and I stayed vegan the whole time.", {("diet", "vegan")}),  # an outing
+    ("I'm vegan.", "Our holiday lasted a week.", {("diet", "vegan")}),
+])
+def test_with_minilm_what_lasted_a_while_ended(clock, minilm, old, new, current):
+    engine = make_engine(clock, embedder=minilm)
+    say(engine, clock, old, new)
+    assert {(b.predicate, b.object) for b in engine.store.current_beliefs()} == current
+    engine.close()
 
 
 @pytest.mark.parametrize(("predicate", "subject", "slot"), [

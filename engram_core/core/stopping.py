@@ -16,7 +16,7 @@ from engram_core.core.words import meaning
 
 # "Carnivore lasted three weeks", "the all meat thing lasted 3 months": a thing tried and ended, named before.
 _LASTED = (r"(?:only\s+|just\s+|barely\s+)?lasted\s+(?:(?:about|like|barely|only|just|a|one|two|three|four|five|six|"
-           r"seven|eight|nine|ten|few|couple|of|\d+)\s+)+(?:days?|weeks?|months?|years?)")
+           r"seven|eight|nine|ten|few|couple|of|\d+)\s+)+(?:days?|weeks?|months?|years?)(?=\s*(?:$|[,.;!]|lol|haha))")
 # What ends a thing in other words, the thing named after it: "retired from Shell", "my last day at Google",
 # "handed in my notice", "they let me go", "sold my guitar", "the band split up", "grew out of Taylor Swift",
 # "hung up his boots", "pulled Ella out of Hillside", "I can't stand sushi", "cut coffee completely".
@@ -45,6 +45,8 @@ _STOP_WORD = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+
                         r"gone\s+(?:right\s+)?off|went\s+off|(?:is|'s)\s+dead\s+to\s+me|isn'?t\s+for\s+me|"
                         r"(?:doesn'?t|does\s+not|don'?t|didn'?t)\s+(?:agree|work(?:\s+out)?)\s+(?:with|for)\s+me|"
                         + _AVERSION + "|" + _ENDING + r")\b", re.I)
+_OUTINGS = re.compile(r"\b(?:trip|holiday|vacation|visit|stay|tour|flight|journey|meeting|party|wedding|festival|"
+                      r"conference|course|class|film|movie|show|game|storm|rain|heatwave|snow)s?\b", re.I)
 _ASKING = re.compile(r"\W*(?:what|who|how|why|where|when|which)\b", re.I)
 _ELIDED_CANT = re.compile(r"\s*(?:can'?t|cannot|couldn'?t)\b", re.I)
 _SELF = re.compile(r"\b(?:I|I'm|I've|Im|Ive|we|we're|we've)\b", re.I)
@@ -79,6 +81,8 @@ def _stops_at(clause: str, found: re.Match[str]) -> bool:
         return _OTHERS.search(before) is None  # "bubble tea is dead to me", "clubbing isnt for me anymore"
     if _ELIDED_CANT.match(before) and cue.startswith("any"):
         return True  # "cant do spicy anymore": the "I" left out
+    if "lasted" in cue and _OUTINGS.search(before):
+        return False  # "the trip lasted two weeks": an outing ends, not a habit
     if cue.endswith(("over", "done", "history", "menu")) or "lasted" in cue:  # "the cleanse is over", "keto
         # lasted a week"; not "your shift is over", nor "what's he done"
         return _OTHERS.search(before) is None and _ASKING.match(before) is None

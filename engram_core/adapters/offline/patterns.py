@@ -224,8 +224,7 @@ _HOME_AND_WORK = (
     Rule("job_title", _rx(r"\bmy\s+(?:job(?:\s+title)?|role|position|profession|occupation)\s+is\s+(?:an?\s+)?"
                           + ROLE), check=is_occupation),
     Rule("job_title", _rx(I_VE + r"(?:became|(?:got\s+|was\s+|been\s+)?promoted\s+to|retrained as|"
-                          r"requalified as|qualified as)\s+(?:an?\s+|the\s+)?" + ROLE),
-         revision=True),
+                          r"requalified as|qualified as)\s+(?:an?\s+|the\s+)?" + ROLE), revision=True),
     Rule("job_title", _rx(IM + r"an?\s+" + ROLE), check=is_occupation),
     # Without the article ("I am teacher", second-language English) only a known occupation will do.
     Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>[a-z]+)(?=\s*(?:$|[,.!]|\s+(?:now|at|in|for)\b))"),
@@ -289,7 +288,8 @@ _HEALTH_AND_FOOD = (
     Rule("eats", _rx(IM + r"(?:totally\s+|completely\s+)?(?:fine|ok|okay|good)\s+with\s+" + OBJ), revision=True,
          check=lambda o: topic_of(o) == "food"),
     Rule("prefers_food", _rx(r"\bI\s+(?:mostly|mainly|usually)\s+eat\s+" + OBJ)),
-    Rule("eats", _rx(I_ + r"eat\s+" + LIST), listy=True, check=a_food),
+    Rule("eats", _rx(I_ + r"eat\s+(?P<obj>(?:(?!\b(?:that|which|who|because|when|after|I|is|are|was)\b)[^;!?])+)"),
+         listy=True, check=a_food),  # "tofu that my partner cooks": the food, not what is said of it
 )
 
 _PREFERENCES = (
