@@ -32,6 +32,8 @@ def _read(text: str) -> set[tuple[str, str, str]]:
     ("I legally changed my name to Seun Adeyemi.", ("user", "name", "Seun Adeyemi")),
     ("Doctor put me on a low-sodium diet.", ("user", "diet", "low-sodium")),
     ("My nutritionist has me on a high-protein plan.", ("user", "diet", "high-protein")),
+    ("My doctor put me on a low fat diet instead.", ("user", "diet", "low fat")),  # done to the speaker
+    ("My doctor is vegan.", ("doctor", "diet", "vegan")),
     ("Done with elimination stuff, eating flexitarian these days.", ("user", "diet", "flexitarian")),
     ("Trying the Mediterranean diet these days.", ("user", "diet", "Mediterranean")),
     ("Our son started at Riverbend Academy.", ("son", "school", "Riverbend Academy")),  # a child's school

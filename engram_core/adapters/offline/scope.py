@@ -327,8 +327,16 @@ def with_subject(clause: str) -> str:
 
 # -- placing a clause -------------------------------------------------------------------
 
+# What someone does to the speaker is the speaker's fact: "My doctor put me on a low-fat diet".
+_DONE_TO_ME = re.compile(r"^\W*(?:(?:my|our|the)\s+)?(?:\w+\s+)?(?:doctor|gp|nutritionist|dietitian|dietician|physio|"
+                         r"cardiologist|trainer|coach|boss|manager|company|employer|firm)\s+(?:has\s+|have\s+|just\s+|"
+                         r"finally\s+)?(?:put|puts|has|got|keeps|moved|transferred|promoted)\s+me\b", re.I)
+
+
 def place(clause: str, last: Person | None) -> Placed:
     """Where a clause's facts belong, given the last person named earlier in the message."""
+    if _DONE_TO_ME.match(clause):
+        return Placed(Scope.USER, clause)
     clause = _SELF_REPORT.sub("", clause, count=1)  # "I told my team I'm going vegan": the user's own
     reported = _reported(clause, last)
     if reported is not None:
