@@ -39,6 +39,15 @@ def _read(text: str) -> set[tuple[str, str, str]]:
     ("Our son started at Riverbend Academy.", ("son", "school", "Riverbend Academy")),  # a child's school
     ("I've started supporting Boca Juniors.", ("user", "prefers_team", "Boca Juniors")),
     ("My go-to is a cortado these days.", ("user", "prefers_drink", "cortado")),
+    ("Finally made the big move to Kuching.", ("user", "lives_in", "Kuching")),
+    ("Started renting in Mérida this month.", ("user", "lives_in", "Mérida")),
+    ("Sis just took an apartment in Braga.", ("sister", "lives_in", "Braga")),
+    ("Retrained and working as a paramedic.", ("user", "job_title", "paramedic")),
+    ("Took a job at Supercell.", ("user", "works_at", "Supercell")),
+    ("friends started calling me jojo", ("user", "name", "jojo")),
+    ("Got married, my last name is Adeyemi.", ("user", "surname", "Adeyemi")),
+    ("Doing the DASH diet for my blood pressure.", ("user", "diet", "DASH")),
+    ("I am supporting Hibernian from this season.", ("user", "prefers_team", "Hibernian")),
 ])
 def test_a_change_in_everyday_words_is_read(text, found):
     assert found in _read(text)
@@ -53,6 +62,9 @@ def test_a_change_in_everyday_words_is_read(text, found):
     ("My boss put me on the night shift plan.", "diet"),  # no food plan
     ("been cheering for my son at his races", "prefers_team"),
     ("I'm rooting for Sarah tonight", "prefers_team"),  # a person, not a team
+    ("Took a job at Google back in 2010.", "works_at"),  # long ago
+    ("we took a room in Paris for the weekend", "lives_in"),  # a stay
+    ("I'm thinking of trying the keto diet", "diet"),  # a thought
 ])
 def test_what_is_no_such_change(text, predicate):
     assert predicate not in {p for _, p, _ in _read(text)}

@@ -63,6 +63,7 @@ def test_nothing_is_set_right_on_a_guess(older):
     ("My mistake, the dentist is Tuesday.", True),
     ("Flat number is 24, I mixed it up.", True),
     ("Got his name wrong, it's Mr. Papadakis.", True),
+    ("Small fix: it's Schmidt, with dt.", True),
     ("it turns out our anniversary is March 13th. Can you find a place for that date?", True),
     ("Sorry to hear that, I ran 5k on Sunday.", False),  # sympathy, not a correction
     ("Sorry about the late reply, the kids were sick.", False),

@@ -31,6 +31,7 @@ SELF_CORRECTION = re.compile(
     r"scratch\s+that)\b", re.I)
 # Softer words: they set right only an older episode saying a different value of the shape they say anew.
 SOFT_CORRECTION = re.compile(
+    r"^\W*(?:small\s+|quick\s+|one\s+)?(?:fix|erratum)\s*:|"
     r"^\W*(?:(?:oh|ah|hmm|ugh|ok|okay)\W+)?(?:(?:sorry|sry)(?!\s+(?:to|for|about|that|you|if|but)\b)|wait|nvm|"
     r"never\s*mind|actually)\b|\b(?:oops|whoops|correction|"
     r"my\s+(?:mistake|bad)|misread|mis-?heard|mix(?:ed|ing)?\s+(?:\w+\s+){0,2}up|mix(?:ed|ing)?\s+(?:the|my)\s+"

@@ -117,7 +117,7 @@ def bare_correction(text: str, display: str) -> FactDraft | None:
 
 # What says a thing has a new name (not a move or a new job: the table's rules read those).
 _RENAME_CUE = re.compile(
-    r"\b(?:renamed|rebranded|renaming|new\s+name|goes\s+by|answers\s+to|responds\s+to|registered\s+(?:\w+\s+){1,2}as|(?:is|are|it's|its)\s+now\s+(?:called|named)|officially|"
+    r"\b(?:renamed|rebranded|renaming|rename|new\s+name|goes\s+by|answers\s+to|responds\s+to|registered\s+(?:\w+\s+){1,2}as|(?:is|are|it's|its)\s+now\s+(?:called|named)|officially|"
     r"now\s+(?:it\s+is|it's|its|called|named|(?:the|my|our)\s+\w+\s+is\s+(?:called|named))|changed\s+(?:the|my|our|its)\s+(?:\w+\s+)?(?:name\s+)?to)\b"
     r"|\b\w+\s+now\s*[.!]*$", re.I)
 # People are renamed by a correction or a wedding, never by "it's X now": their words name no slot here.

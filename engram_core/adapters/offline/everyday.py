@@ -13,7 +13,10 @@ import re
 
 from engram_core.adapters.offline.checks import capitalised, first_word_not_in, is_occupation
 from engram_core.adapters.offline.lexicon import NOT_NAMES, topic_of
-from engram_core.adapters.offline.patterns import ADV, DIETS, IM, REL, ROLE, Rule, name
+from engram_core.adapters.offline.patterns import ADV, DIETS, FACT, IM, ONE, REL, ROLE, PredicateSpec, Rule, name
+
+
+SPECS = {"surname": PredicateSpec(ONE, FACT, "{p} surname is {o}.", 0.75)}
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -28,6 +31,9 @@ _HOME_KIND = (r"(?:(?:new|little|tiny|small|big|one-bed|two-bed|\w+-bedroom|shar
               r"(?:flat|house|apartment|place|room|studio|cottage|bedsit|home|condo)")
 _NO_TRIP = (r"(?![^,;.!?]*\b(?:for\s+(?:the|a)\s+(?:weekend|day|night|week|few\s+days)|trip|holiday|vacation|"
             r"conference|visit\w*)\b)")
+# Long ago, not now: "Took a job at Google back in 2010", "as a teenager".
+_NOT_PAST = (r"(?![^,.;!?]*\b(?:back\s+in|back\s+then|in\s+(?:19|20)\d\d|ago|"
+             r"as\s+a\s+(?:kid|child|teen|teenager|student))\b)")
 _TRIP = re.compile(r"\b(?:trip|holiday|vacation|weekend|conference|visit\w*|tour|airbnb|hotel|flight)\b", re.I)
 _SCHOOL_WORDS = re.compile(r"\b(?:school|academy|primary|elementary|high|college|university|uni|kindergarten|"
                            r"nursery|preschool)\b", re.I)
@@ -60,6 +66,14 @@ _HOMES = (
     # "My apartment in Sapporo is very cold": one's own home named by where it is ("my old flat" is not).
     Rule("lives_in", _rx(r"\bmy\s+(?:own\s+|new\s+|little\s+|tiny\s+|small\s+|rented\s+)*(?:apartment|flat|house|"
                          r"condo|studio|home)\s+(?:here\s+)?in\s+" + _PLACE), first_person=False, check=_not_a_trip),
+    # "Finally made the big move to Kuching", "Started renting in Mérida", "Sis just took an apartment in Braga".
+    Rule("lives_in", _rx(_SELF + r"(?:made|make|making)\s+(?:the|a|our|my)\s+(?:big\s+|final\s+)?move\s+"
+                         r"(?:over\s+)?to\s+" + _PLACE + _NO_TRIP),
+         revision=True, first_person=False, check=_not_a_trip),
+    Rule("lives_in", _rx(_SELF + r"(?:started|begun|began|now)\s+renting\s+(?:(?:a|an|the|our|my)\s+" + _HOME_KIND
+                         + r"\s+)?in\s+" + _PLACE), revision=True, first_person=False, check=_not_a_trip),
+    Rule("lives_in", _rx(_SELF + r"(?:took|rented|found|leased|bought)\s+(?:a|an|our|my)\s+(?:own\s+)?" + _HOME_KIND
+                         + r"\s+in\s+" + _PLACE + _NO_TRIP), revision=True, first_person=False, check=_not_a_trip),
     # "im in Peckham as of friday": where one is from a day on.
     Rule("lives_in", _rx(IM + r"(?:living\s+|based\s+)?in\s+" + _PLACE + r"\s+as\s+of\b"), revision=True,
          check=_not_a_trip),
@@ -72,6 +86,12 @@ _JOBS = (
     Rule("job_title", _rx(_SELF + r"(?:took|taken|accepted|got|landed|started|starting|began)\s+(?:a|an|the|my)\s+"
                           + _JOB_KINDS + r"\s+as\s+(?:an?\s+|the\s+)?" + ROLE),
          revision=True, first_person=False, check=is_occupation),
+    # "Retrained and working as a paramedic", "Took a job at Supercell".
+    Rule("job_title", _rx(_SELF + r"(?:retrained\s+(?:and|as)\s+)?(?:now\s+)?working\s+as\s+(?:an?\s+)?" + ROLE),
+         revision=True, first_person=False, check=is_occupation),
+    Rule("works_at", _rx(_SELF + r"(?:took|accepted|got|landed|started)\s+(?:a|an|the)\s+" + _JOB_KINDS
+                         + r"\s+(?:at|with)\s+" + _PLACE + _NOT_PAST), revision=True, first_person=False,
+         check=lambda o: not _SCHOOL_WORDS.search(o)),
     # "first shift at Kaiser tomorrow": the first of the work done somewhere.
     Rule("works_at", _rx(r"\b(?:my\s+)?(?:first|1st)\s+(?:shift|month|rota|roster|paycheck|payslip)\s+"
                          r"(?:at|with|for)\s+" + _PLACE), revision=True, first_person=False,
@@ -86,6 +106,11 @@ _NAMES = (
     # "rabbits name is Pipsqueak": the apostrophe left out.
     Rule("{rel}", _rx(r"(?:^|\b(?:the|my|our)\s+)" + REL + r"s\s+name\s+is\s+" + name() + _NAME_END),
          first_person=False, check=first_word_not_in(NOT_NAMES), template="{p} {rel} is named {o}."),
+    # "friends started calling me jojo", "my last name is Adeyemi".
+    Rule("name", _rx(r"\b(?:started|start|began)\s+calling\s+me\s+" + name(any_case=True) + _NAME_END),
+         revision=True, first_person=False, check=first_word_not_in(NOT_NAMES), negatable=False),
+    Rule("surname", _rx(r"\bmy\s+(?:last|family|sur)\s?name\s+is\s+(?:now\s+)?" + name() + _NAME_END),
+         first_person=False, check=first_word_not_in(NOT_NAMES), negatable=False),
     # "I legally changed my name to Seun Adeyemi", "Got married, I'm Bartholomew Okafor".
     Rule("name", _rx(r"\b(?:I|I've|I\s+have)\s+" + ADV + r"(?:legally\s+|officially\s+)?changed\s+my\s+name\s+"
                      r"(?:legally\s+|officially\s+)?to\s+" + name() + _NAME_END),
@@ -116,18 +141,18 @@ _DIETS = (
     Rule("diet", _rx(r"\beating\s+(?P<obj>" + DIETS + r")\s+(?:these\s+days|now|lately|nowadays)\b"), revision=True,
          first_person=False),
     Rule("diet", _rx(_SELF + r"(?:trying|doing|following|started|starting)\s+(?:the|a|an)\s+"
-                     r"(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+diet\b(?=.*\b(?:now|these\s+days|lately|nowadays|since|"
-                     r"from|this\s+(?:week|month|year))\b)"),
+                     r"(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+diet\b"),
          revision=True, first_person=False, check=lambda o: o.lower() not in {"new", "same", "other", "whole"}),
 )
 
-_TEAM_END = r"(?=\s*(?:$|[,.;:!)]|(?:now|these\s+days|this\s+season|lately|instead|again)\b))"
+_TEAM_END = r"(?=\s*(?:$|[,.;:!)]|(?:now|these\s+days|(?:from\s+)?this\s+season|lately|instead|again)\b))"
 _TASTES = (
     # "I've started supporting Boca Juniors", "Been cheering for the Denver Nuggets this season".
-    Rule("prefers_team", _rx(_SELF + r"(?:(?:started|begun|began|been|now)\s+)?(?:supporting|rooting\s+for|cheering\s+"
+    Rule("prefers_team", _rx(r"(?:" + _SELF + r"|" + IM + r")(?:(?:started|begun|began|been|now)\s+)?(?:supporting|"
+                             r"rooting\s+for|cheering\s+"
                              r"(?:for|on))\s+(?:the\s+)?(?P<obj>(?-i:[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2}))"
                              + _TEAM_END),
-         revision=True, first_person=False, check=lambda o: len(o.split()) > 1 or o.endswith("s")),
+         revision=True, first_person=False, check=lambda o: len(o.split()) > 1 or o.endswith(("s", "ian", "ans"))),
     # "My go-to is a cortado these days": what one usually has, of a kind the lexicon knows.
     Rule("prefers_?", _rx(r"\b(?:my\s+)?go-?to(?:\s+(?:drink|coffee|order|snack|meal|breakfast|lunch|dinner|food|beer|"
                           r"wine|tea))?\s+(?:is|are)\s+(?:now\s+)?(?:an?\s+)?(?P<obj>[\w' -]+?)"

@@ -119,6 +119,8 @@ def spec_for(predicate: str) -> hp.PredicateSpec:
         return hp.PREDICATES[predicate]
     if predicate in hu.SPECS:
         return hu.SPECS[predicate]
+    if predicate in everyday.SPECS:
+        return everyday.SPECS[predicate]
     if predicate.endswith("_name") and not predicate.startswith(("family_", "pet_")):
         return hu.THING_NAME
     if predicate.startswith("prefers_"):
