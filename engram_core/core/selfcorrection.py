@@ -21,13 +21,16 @@ from difflib import SequenceMatcher
 
 from engram_core.core.amend import Swap
 from engram_core.core.model import Belief, Memory
-from engram_core.core.restatements import CORRECTION_CUE, people_of, same_people
+from engram_core.core.restatements import CORRECTION_CUE, people_of, replaced_values, same_people
 from engram_core.core.values import Shape, values_in
+from engram_core.core.words import meaning
 
 SELF_CORRECTION = re.compile(
     r"\b(?:I\s+meant(?!\s+(?:to|it|that|what|well|no|nothing|every|as|for|in|when|by)\b)|typo|autocorrect\w*|"
-    r"got\s+(?:that|it|this)\s+wrong|(?:made|make|makes)\s+(?:a\s+|one\s+)?mistake|mixed\s+(?:\w+\s+)?up|"
-    r"told\s+you\s+(?:the\s+)?wrong|wrong\s+(?:thing|name|date|number|day|one|year|age)|misspel\w*|misspoke|"
+    r"got\s+(?:that|it|this)\s+wrong|(?:spelled|spelt|wrote|typed|said)\s+(?:that|it|this|the\s+\w+)\s+wrong|"
+    r"(?:made|make|makes)\s+(?:a\s+|one\s+)?mistake|mixed\s+(?:\w+\s+)?up|"
+    r"told\s+you\s+(?:the\s+)?wrong|wrong\s+(?:thing|name|date|number|day|one|year|age|month|week|time|street|"
+    r"address|city|spelling|floor|room|gate|flight)|misspel\w*|misspoke|miscount\w*|"
     r"scratch\s+that)\b", re.I)
 # Softer words: they set right only an older episode saying a different value of the shape they say anew.
 SOFT_CORRECTION = re.compile(
@@ -42,7 +45,7 @@ SWAPPED_SIMILARITY = 0.38  # closer to it than that when the two say different v
 RESPELLED_SIMILARITY = 0.25  # and when the new name respells the old ("Thomson", then "Thompson with a p")
 RESPELLED_RATIO = 0.7  # how alike two spellings of one name are (difflib's ratio)
 # A health fact is never set right by a guess at what was meant: the person says so in words that name it.
-_NEVER_CORRECTED = re.compile(r"^(?:not:|allergy|intolerance|medical_condition)")
+NEVER_CORRECTED = re.compile(r"^(?:not:|allergy|intolerance|medical_condition)")
 
 
 _SENTENCE_ENDS = re.compile(r"(?<=[.!?])\s+")
@@ -132,7 +135,7 @@ def swapped_values(old: str, new: str) -> frozenset[str]:
     return frozenset(gone | _recounted(old, new))
 
 
-def corrected(text: str, older: Sequence[tuple[Memory, float, Sequence[Belief]]]
+def corrected(text: str, older: Sequence[tuple[Memory, float, Sequence[Belief]]], previous: frozenset[str] = frozenset()
               ) -> tuple[Memory, tuple[Belief, ...]] | None:
     """The closest older episode (with its cosine to the correction ``text``, and the current beliefs read
     from it) at least ``CORRECTED_SIMILARITY`` close, and the facts of it that end; None otherwise.
@@ -140,19 +143,32 @@ def corrected(text: str, older: Sequence[tuple[Memory, float, Sequence[Belief]]]
     With the explicit words of ``SELF_CORRECTION``, an episode that stated exactly one fact is set right,
     that fact with it: a message of several facts is never set right by a guess at which one was meant.
     With any correction word, an episode that says a different value of a shape ``text`` says anew is set
-    right, and the facts of it holding the old value end."""
+    right, and the facts of it holding the old value end.
+
+    The speaker's previous message (``previous``, its memories' ids) is set right however far in meaning
+    when the correction respells a name it said ("My surname is spelled Schmitt.", then "Sorry, it's Schmidt
+    with a d.": 0.14 apart), and from ``RESPELLED_SIMILARITY`` when the correction says its words were wrong
+    ("Our anniversary is in October.", then "Wrong month, it's in November.": 0.33)."""
     close = sorted(((cosine, memory.id, memory, beliefs) for memory, cosine, beliefs in older
                     if cosine >= RESPELLED_SIMILARITY and not memory.critical), key=lambda c: c[:2], reverse=True)
-    for cosine, _, memory, beliefs in close[:1]:
-        kept = [b for b in beliefs if not _NEVER_CORRECTED.match(b.predicate)]
+    said = _statements(text)
+    first = {c[1] for c in close[:1]}
+    explicit, named = sets_right(text), replaced_values(text)
+    before = [(cosine, memory.id, memory, beliefs) for memory, cosine, beliefs in older
+              if memory.id in previous and memory.id not in first and not memory.critical
+              and (_respelled(gone := swapped_values(memory.text, said), said) or (explicit and gone))
+              and not (named and not any(words <= meaning(memory.text) for words in named))]  # "Bern, not Bonn"
+    for cosine, _, memory, beliefs in [*close[:1], *before]:
+        kept = [b for b in beliefs if not NEVER_CORRECTED.match(b.predicate)]
         if sets_right(text) and len(beliefs) == 1 and kept and cosine >= CORRECTED_SIMILARITY:
             return memory, (beliefs[0],)
-        said = _statements(text)
         whom = people_of(_saying_anew(memory.text, said))
         if whom and not same_people(people_of(memory.text), whom):
             continue  # "My brother lives in Leeds.", then "oops, my sister lives in York"
         gone = swapped_values(memory.text, said)
-        least = RESPELLED_SIMILARITY if _respelled(gone, said) else SWAPPED_SIMILARITY
+        least = RESPELLED_SIMILARITY if memory.id in previous and explicit else SWAPPED_SIMILARITY
+        if _respelled(gone, said):
+            least = 0.0 if memory.id in previous else RESPELLED_SIMILARITY
         if gone and len(kept) == len(beliefs) and cosine >= least:
             return memory, tuple(b for b in kept if any(v in b.object.lower() for v in gone))
     return None

@@ -17,7 +17,7 @@ keep them.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
@@ -28,9 +28,12 @@ from engram_core.core.restatements import (
     _said, changing_sentences, corrected_episode, new_values, people_of, replaced_values, restating_sentences,
     retired_by, speaker_of, updating_sentences,
 )
+from engram_core.core.kin import kin_changed, kin_named, own_changed, own_named
 from engram_core.core.retention import RECALLABLE
-from engram_core.core.selfcorrection import corrected, may_set_right
-from engram_core.core.slots import belief_slot, slots_named
+from engram_core.core.selfcorrection import (
+    NEVER_CORRECTED, corrected, may_set_right, sets_something_right, swapped_values,
+)
+from engram_core.core.slots import SLOT_CHANGED, belief_slot, slots_named
 from engram_core.core.stopping import clause_stops, ended_values, stopping_clauses, stopping_sentences
 from engram_core.core.words import meaning
 from engram_core.usecases.runtime import Runtime
@@ -162,8 +165,70 @@ def slot_outdated(rt: Runtime, text: str, vector: np.ndarray, occurred_at: datet
     return [(memory, changed[slot], slot) for slot, memory in chosen.items()]
 
 
+# How close an older message about a person must be to one that says that person's slot changed: "My dad is an
+# accountant." and "Dad retired and teaches yoga." are 0.42 apart, "My husband drives an old Ford" and a
+# Tesla 0.31.
+KIN_SIMILARITY = 0.25
+
+
+class Outdated(NamedTuple):
+    memory: Memory  # the older episode
+    person: str  # whose slot changed: "" for the speaker's own
+    slot: str  # "home", "work", "school", "pastime", "car", "diet", "name"
+
+    @property
+    def reason(self) -> str:
+        return SLOT_CHANGED + (f"{self.slot} ({self.person})" if self.person else self.slot)
+
+
+def kin_outdated(rt: Runtime, text: str, vector: np.ndarray, occurred_at: datetime) -> list[Outdated]:
+    """Older short episodes of the same speaker about a person whose slot this message says changed
+    (``core/kin``: "My brother works in Dubai.", then "My brother got transferred to Doha."), the closest
+    for each person and slot, at least ``KIN_SIMILARITY`` close, with the slot and the person. Flagged, not
+    retired: the link is read from plain words, so recall keeps them for questions about the past."""
+    changed, own = kin_changed(text), own_changed(text)
+    if not (changed or own) or rt.config.retire_similarity > 1.0:
+        return []
+    speaker, chosen = speaker_of(text), dict[tuple[str, str], Memory]()
+    words = " ".join([text, *(_SLOT_SEARCH["employer" if slot == "work" else slot] for slot in own)])
+    found = sorted(_older_episodes(rt, words, vector, occurred_at), key=lambda pair: -pair[1])
+    for memory, cosine in found:  # the closest first
+        if cosine < SLOT_SIMILARITY or memory.critical or speaker_of(memory.text) != speaker:
+            continue
+        pairs = kin_named(memory.text) & changed if cosine >= KIN_SIMILARITY else frozenset()
+        for pair in sorted(pairs | _own_outdated(memory.text, own)):
+            chosen.setdefault(pair, memory)
+    return [Outdated(memory, person, slot) for (person, slot), memory in sorted(chosen.items())]
+
+
+# The beliefs of the speaker's own slot, by the ledger's slots (``slots.belief_slot``).
+_OWN_BELIEF_SLOTS = {"home": {"home"}, "work": {"employer", "occupation"}, "name": {"name"}, "diet": {"diet"}}
+
+
+def said_with(rt: Runtime, outdated: Outdated) -> list[Memory]:
+    """An outdated episode and the recallable facts read from the same message that hold its slot: of a
+    person, all but who they are ("The user's son is named Leo" holds whatever he took up), unless the
+    name is what changed; of the speaker's own, the facts of that slot ("lives in Lyon", not "has a dog")."""
+    def holds_slot(belief: Belief) -> bool:
+        if outdated.person:
+            return outdated.slot == "name" or not IDENTITY.match(belief.predicate)
+        slot = "diet" if belief.predicate == "eats" else belief_slot(belief.predicate, belief.subject)
+        return slot is not None and slot.split(":")[0] in _OWN_BELIEF_SLOTS.get(outdated.slot, ())
+    memory = outdated.memory
+    return [memory, *(m for mid in memory.provenance for m in rt.store.memories_from_message(mid)
+                      if m.id != memory.id and m.status in RECALLABLE
+                      and all(holds_slot(b) for b in rt.store.beliefs_of_memory(m.id)))]
+
+
+def _own_outdated(old: str, own: Mapping[str, frozenset[str]]) -> frozenset[tuple[str, str]]:
+    """The speaker's own slots an older text names with a name the newer one does not say, while the newer
+    one says a name the older does not ("I work at Toyota.", then "I'm with Honda as of Monday.")."""
+    return frozenset(("", slot) for slot, names in own_named(old).items()
+                     if slot in own and names - own[slot] and own[slot] - names)
+
+
 # What a stop never ends by naming it: who someone is ("Tom quit rugby" ends no "son: Tom"), nor a health fact.
-_KEPT = re.compile(r"^(?:family_|pet_|allergy|intolerance|medical_condition|name$|\w+_name$)")
+IDENTITY = re.compile(r"^(?:family_|pet_|allergy|intolerance|medical_condition|name$|\w+_name$)")
 
 
 def _stop_words(text: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -174,7 +239,7 @@ def _stop_words(text: str) -> tuple[frozenset[str], frozenset[str]]:
 
 
 def _named_as_stopped(belief: Belief, stopping: frozenset[str], elsewhere: frozenset[str]) -> bool:
-    return (belief.is_current() and not belief.predicate.startswith("not:") and not _KEPT.match(belief.predicate)
+    return (belief.is_current() and not belief.predicate.startswith("not:") and not IDENTITY.match(belief.predicate)
             and bool(meaning(belief.object) & stopping) and not meaning(belief.object) & elsewhere)
 
 
@@ -246,4 +311,21 @@ def self_corrected(rt: Runtime, text: str, vector: np.ndarray, message: Message
     older = [(memory, cosine, [b for m in memory.provenance for b in rt.store.beliefs_from_message(m)
                                if b.is_current()])
              for memory, cosine in found if speaker_of(memory.text) == speaker]
-    return corrected(text, older)
+    said_before = rt.store.memories_from_message(previous.id) if previous is not None else []
+    return corrected(text, older, frozenset(m.id for m in said_before))
+
+
+def swapped_beliefs(rt: Runtime, text: str, retired: Sequence[Memory]) -> list[Belief]:
+    """The current beliefs read from episodes a correction retired that hold a value it says anew ("My
+    daughter's name is Ellie.", then "I spelled it wrong, it's Elly.": the daughter called Ellie), but a
+    health fact, which only words that name it end."""
+    if not sets_something_right(text):
+        return []
+    found: dict[str, Belief] = {}
+    for memory in retired:
+        gone = swapped_values(memory.text, text)
+        for belief in (b for m in memory.provenance for b in rt.store.beliefs_from_message(m)) if gone else ():
+            if belief.is_current() and not NEVER_CORRECTED.match(belief.predicate) \
+                    and any(v in belief.object.lower() for v in gone):
+                found[belief.id] = belief
+    return list(found.values())

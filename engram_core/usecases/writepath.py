@@ -21,7 +21,8 @@ from engram_core.core.retention import RECALLABLE, initial_stability
 from engram_core.core.selfcorrection import said_swap, sets_something_right
 from engram_core.core.slots import SLOT_CHANGED
 from engram_core.usecases.retractions import (
-    retired_episodes, self_corrected, slot_outdated, stopped_beliefs, stopped_facts,
+    Outdated, kin_outdated, retired_episodes, self_corrected, slot_outdated, stopped_beliefs, stopped_facts,
+    said_with, swapped_beliefs,
 )
 from engram_core.usecases.runtime import Runtime
 from engram_core.core.verdicts import parse_assessment
@@ -187,6 +188,7 @@ def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Messag
     """Older episodes this message retires (``retractions``) leave recall, superseded by what it stored; the
     beliefs it says stopped, or sets right, end."""
     facts = stopped_facts(rt, text, vector, message.occurred_at)
+    kin = kin_outdated(rt, text, vector, message.occurred_at)  # before anything retires what it names
     retired = retired_episodes(rt, text, vector, message.occurred_at, plans, facts)
     set_right = self_corrected(rt, text, vector, message)
     if set_right is not None:
@@ -198,9 +200,9 @@ def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Messag
         log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=memory.id, message_id=message.id,
                                    successor=successor, reason="a newer message states a change to it"))
     _amend(rt, text, message, log)
-    _flag_slot_outdated(rt, text, vector, message, plans, log)
+    _flag_slot_outdated(rt, text, vector, message, plans, log, kin)
     ended = {b.id: (b, "a newer message says it stopped") for b in (*stopped_beliefs(rt, text, retired), *facts)}
-    for belief in set_right[1] if set_right is not None else ():
+    for belief in (*(set_right[1] if set_right is not None else ()), *swapped_beliefs(rt, text, retired)):
         ended[belief.id] = (belief, "a newer message sets it right")
     for belief, reason in ended.values():
         rt.store.update_belief(ledger.end_belief(belief, message.occurred_at, now))
@@ -212,7 +214,7 @@ def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Messag
 
 
 def _flag_slot_outdated(rt: Runtime, text: str, vector: np.ndarray, message: Message,
-                        plans: tuple[FactPlan, ...], log: WriteLog) -> None:
+                        plans: tuple[FactPlan, ...], log: WriteLog, kin: list[Outdated]) -> None:
     """The older episode of each slot this message changes, flagged (``retractions.slot_outdated``): recall
     keeps it out of answers about now, and the next dream proposal lists it for review."""
     now = rt.now()
@@ -221,6 +223,11 @@ def _flag_slot_outdated(rt: Runtime, text: str, vector: np.ndarray, message: Mes
         rt.store.flag_possibly_stale(memory.id, belief.id, reason, now)
         log.events.append(rt.event(EventKind.POSSIBLY_STALE, memory_id=memory.id, belief_id=belief.id,
                                    reason=reason))
+    for outdated in kin:
+        for held in said_with(rt, outdated):  # the facts read from it stand in for it: they go with it
+            rt.store.flag_possibly_stale(held.id, message.id, outdated.reason, now)
+            log.events.append(rt.event(EventKind.POSSIBLY_STALE, memory_id=held.id, message_id=message.id,
+                                       reason=outdated.reason))
 
 
 def _amend(rt: Runtime, text: str, message: Message, log: WriteLog) -> None:
