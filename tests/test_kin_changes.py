@@ -114,3 +114,22 @@ def test_with_minilm_other_words_stay(clock, minilm, old, new):
     held = {m.text: m for m in engine.store.memories()}[old]
     assert held.id not in engine.store.possibly_stale()
     engine.close()
+
+
+def test_with_minilm_asked_about_the_past_the_older_words_are_not_demoted(clock, minilm):
+    engine = make_engine(clock, embedder=minilm)
+    old = "My brother works in Dubai."
+    say(engine, clock, old, "My brother loves cricket and plays every Sunday.", "My brother has two daughters.",
+        "My brother got transferred to Doha.")
+    held = {m.text: m.id for m in engine.store.memories()}[old]
+    assert held in engine.store.possibly_stale()
+
+    def rank() -> int:
+        ranked = [i.text for i in engine.recall("Where did my brother work before?", 256, reinforce=False).items]
+        return ranked.index(old)
+
+    assert old not in engine.recall("Where does my brother work?", 256, reinforce=False).block
+    flagged = rank()
+    engine.store.resolve_possibly_stale([held], clock.now())
+    assert flagged == rank()  # demoted by half, it would rank below the cricket and the daughters
+    engine.close()

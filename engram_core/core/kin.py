@@ -52,7 +52,8 @@ KIN_CHANGE = re.compile(
     r"answers\s+to|goes\s+by)\b", re.I)
 # A change only thought of, asked, or told of someone else's words.
 _NOT_YET = re.compile(r"\b(?:if|would|might|maybe|perhaps|could|should|thinking\s+(?:of|about)|wants?\s+to|"
-                      r"wanna|wish(?!\s+(?:me|us)\s+luck)|hope|someday|planning|plans?\s+to|considering|(?-i:may))\b", re.I)
+                      r"wanna|wish(?!\s+(?:me|us)\s+luck)|hope|someday|planning|plans?\s+to|considering|"
+                      r"(?-i:may))\b", re.I)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 # A name opening a clause, before a word in lower case ("Paulo's in Porto", "Arjun surprised me"): someone only
 # where an older message introduced the name ("my cousin Paulo").

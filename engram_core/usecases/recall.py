@@ -77,6 +77,8 @@ def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool, query: str) -
     flagged = rt.store.possibly_stale()
     if flagged and not asks_about_the_past(query):  # an older home the bookkeeper read a new one for
         drop |= {c.id for c in candidates if flagged.get(c.id, "").startswith(SLOT_CHANGED)}
+    elif flagged:  # asked about the past, the older words of a changed slot are the answer: not demoted
+        flagged = {mid: why for mid, why in flagged.items() if not why.startswith(SLOT_CHANGED)}
     kept = demoted([c for c in candidates if c.id not in drop], flagged, rt.config.possibly_stale_factor)
     return replace(pool, candidates=kept)
 
