@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from conftest import make_engine, say
 
-from engram_core.core.kin import kin_changed, kin_named, own_changed, own_named
+from engram_core.core.kin import kin_changed, kin_named, kin_presumed, own_changed, own_named
 
 pytestmark = pytest.mark.both_stores
 
@@ -21,9 +21,24 @@ pytestmark = pytest.mark.both_stores
     ("My cousin Paulo lives in Lisbon.", "Paulo's in Porto for good.", ("paulo", "home")),
     ("My husband works as a taxi driver in Hanoi.",
      "Hi, my husband he quit the driving, he open small pho restaurant with his brother.", ("husband", "work")),
+    ("My wife is vegetarian.", "My wife went vegan after a documentary.", ("wife", "diet")),
+    ("My brother Ahmed is a teacher in Cairo.",  # a thought elsewhere in the sentence is no thought of his
+     "Ahmed open his own restaurant in Alexandria, you should see, is always full of people!", ("ahmed", "work")),
 ])
 def test_a_change_of_someone_elses_slot_is_read(old, new, pair):
     assert pair in kin_named(old) & kin_changed(new)
+
+
+@pytest.mark.parametrize(("new", "pair", "names"), [
+    ("Tomasz's flat in Dublin is tiny but he loves it.", ("tomasz", "home"), {"dublin"}),
+    ("Lena just sent me photos from her balcony in Trieste, she can see the sea!", ("lena", "home"), {"trieste"}),
+])
+def test_a_new_home_of_someone_elses_taken_for_granted_is_read(new, pair, names):
+    assert kin_presumed(new)[pair] == names
+
+
+def test_a_home_taken_for_granted_in_the_past_is_no_change():
+    assert kin_presumed("Tomasz's old flat in Dublin was tiny.") == {}
 
 
 @pytest.mark.parametrize("text", [
@@ -79,6 +94,8 @@ def test_what_is_no_change_of_the_speakers_own_slot(text):
     ("My mom is a nurse.", "Mom became a school principal.", "What's my mom's job?"),
     ("I work at Toyota.", "I'm with Honda as of Monday.", "Where do I work?"),
     ("I live in Lyon.", "Ended up buying a house in Ghent.", "Where do I live?"),
+    ("My brother Tomasz lives in Krakow.", "Tomasz's flat in Dublin is tiny but he loves it.",
+     "Where does my brother live?"),
 ])
 def test_with_minilm_the_older_words_leave_answers_about_now(clock, minilm, old, new, query):
     engine = make_engine(clock, embedder=minilm)
@@ -107,6 +124,8 @@ def test_with_minilm_the_older_words_are_flagged_not_retired_and_answer_about_th
     ("My brother lives in Phoenix.", "My brother started a new job at Intel."),  # work, not home
     ("My mom is a nurse.", "My dad retired last year."),  # someone else
     ("I live in Lyon.", "My sister moved to Ghent."),  # someone else's home
+    ("My brother Tomasz lives in Dublin.", "Tomasz's flat in Dublin is tiny but he loves it."),  # the same home
+    ("I work at Zalando in Berlin.", "My boss at Zalando is very strict."),  # the same workplace
 ])
 def test_with_minilm_other_words_stay(clock, minilm, old, new):
     engine = make_engine(clock, embedder=minilm)

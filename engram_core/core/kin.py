@@ -49,6 +49,7 @@ KIN_CHANGE = re.compile(
     r"their)\s+(?:\w+\s+){0,3}(?:job|post|position|role|gig|place|flat|apartment|house|condo)|latest|instead|"
     r"these\s+days|nowadays|lately|for\s+good|sold|traded|"
     r"bought|opened|opend|open|decided|accepted|changed|converted|finally|now|renam\w*|register\w*|new\s+name|"
+    r"went|gone|turned|"
     r"answers\s+to|goes\s+by)\b", re.I)
 # A change only thought of, asked, or told of someone else's words.
 _NOT_YET = re.compile(r"\b(?:if|would|might|maybe|perhaps|could|should|thinking\s+(?:of|about)|wants?\s+to|"
@@ -116,16 +117,47 @@ def kin_changed(text: str) -> frozenset[tuple[str, str]]:
     found: set[tuple[str, str]] = set()
     current = ""
     for sentence in _sentences(text):
-        changing = (KIN_CHANGE.search(sentence) is not None and not sentence.rstrip().endswith("?")
-                    and _NOT_YET.search(sentence) is None)
+        changing = KIN_CHANGE.search(sentence) is not None and not sentence.rstrip().endswith("?")
         for clause in _CLAUSES.split(sentence):
             mentions = _mentions(clause)
             subject = (mentions[0][1] or current) if mentions else ""
             if mentions:
                 current = "" if subject == SPEAKER else subject
-            if changing and subject and subject != SPEAKER and ADDITIVE_CUE.search(clause) is None:
+            if changing and subject and subject != SPEAKER and ADDITIVE_CUE.search(clause) is None \
+                    and _NOT_YET.search(clause) is None:
                 found |= {(subject, slot) for slot in _slots(clause)}
     return frozenset(found)
+
+
+# Someone else's new home or workplace taken for granted, a name after it: "Tomasz's flat in Dublin is tiny",
+# "she can see the sea from her balcony in Trieste", "his students at Halden Conservatory".
+KIN_PRESUMED: dict[str, re.Pattern[str]] = {
+    "home": re.compile(r"(?:'s|\bhis|\bher|\btheir)\s+(?:new\s+)?(?:flat|apartment|place|house|balcony|room|garden|"
+                       r"condo)\s+(?:\w+\s+)?in\s+(?-i:[A-Z])", re.I),
+    "work": re.compile(r"(?:'s|\bhis|\bher|\btheir)\s+(?:new\s+)?(?:boss|office|students|colleagues|job|shop|"
+                       r"restaurant)\s+(?:at|in)\s+(?-i:[A-Z])", re.I),
+}
+
+
+def kin_presumed(text: str) -> dict[tuple[str, str], frozenset[str]]:
+    """(person, slot) pairs whose new value a text takes for granted, each with the names said in that clause
+    (not the person's own): the older text must name the slot with another name."""
+    found: dict[tuple[str, str], set[str]] = {}
+    current = ""
+    for sentence in _sentences(text):
+        if sentence.rstrip().endswith("?"):
+            continue
+        for clause in _CLAUSES.split(sentence):
+            mentions = _mentions(clause)
+            subject = (mentions[0][1] or current) if mentions else ""
+            if mentions:
+                current = "" if subject == SPEAKER else subject
+            if not subject or subject == SPEAKER or _NOT_YET.search(clause) or _BEFORE.search(clause):
+                continue
+            for slot, words in KIN_PRESUMED.items():
+                if words.search(clause) and (named := names_in(clause) - {subject}):
+                    found.setdefault((subject, slot), set()).update(named)
+    return {pair: frozenset(names) for pair, names in found.items()}
 
 
 def kin_named(text: str) -> frozenset[tuple[str, str]]:
@@ -217,12 +249,11 @@ def own_changed(text: str) -> dict[str, frozenset[str]]:
     stay, a clause about what was, or one that adds beside the old."""
     found: dict[str, set[str]] = {}
     for sentence in _sentences(text):
-        if sentence.rstrip().endswith("?") or _NOT_YET.search(sentence) or _REPORTED.search(sentence) \
-                or _STAY.search(sentence):
+        if sentence.rstrip().endswith("?") or _REPORTED.search(sentence) or _STAY.search(sentence):
             continue
         changing = OWN_CHANGE.search(sentence) is not None
         for clause in _CLAUSES.split(sentence):
-            if ADDITIVE_CUE.search(clause) is not None or _BEFORE.search(clause) is not None:
+            if ADDITIVE_CUE.search(clause) or _BEFORE.search(clause) or _NOT_YET.search(clause):
                 continue
             mentions = _mentions(clause, openers=False)
             own = changing and not (mentions and mentions[0][1] != SPEAKER)

@@ -28,7 +28,7 @@ from engram_core.core.restatements import (
     _said, changing_sentences, corrected_episode, new_values, people_of, replaced_values, restating_sentences,
     retired_by, speaker_of, updating_sentences,
 )
-from engram_core.core.kin import kin_changed, kin_named, own_changed, own_named
+from engram_core.core.kin import kin_changed, kin_named, kin_presumed, names_in, own_changed, own_named
 from engram_core.core.retention import RECALLABLE
 from engram_core.core.selfcorrection import (
     NEVER_CORRECTED, corrected, may_set_right, sets_something_right, swapped_values,
@@ -186,8 +186,8 @@ def kin_outdated(rt: Runtime, text: str, vector: np.ndarray, occurred_at: dateti
     (``core/kin``: "My brother works in Dubai.", then "My brother got transferred to Doha."), the closest
     for each person and slot, at least ``KIN_SIMILARITY`` close, with the slot and the person. Flagged, not
     retired: the link is read from plain words, so recall keeps them for questions about the past."""
-    changed, own = kin_changed(text), own_changed(text)
-    if not (changed or own) or rt.config.retire_similarity > 1.0:
+    changed, own, presumed = kin_changed(text), own_changed(text), kin_presumed(text)
+    if not (changed or own or presumed) or rt.config.retire_similarity > 1.0:
         return []
     speaker, chosen = speaker_of(text), dict[tuple[str, str], Memory]()
     words = " ".join([text, *(_SLOT_SEARCH["employer" if slot == "work" else slot] for slot in own)])
@@ -195,7 +195,8 @@ def kin_outdated(rt: Runtime, text: str, vector: np.ndarray, occurred_at: dateti
     for memory, cosine in found:  # the closest first
         if cosine < SLOT_SIMILARITY or memory.critical or speaker_of(memory.text) != speaker:
             continue
-        pairs = kin_named(memory.text) & changed if cosine >= KIN_SIMILARITY else frozenset()
+        named = kin_named(memory.text) if cosine >= KIN_SIMILARITY else frozenset()
+        pairs = (named & changed) | _presumed_outdated(memory.text, named, presumed)
         for pair in sorted(pairs | _own_outdated(memory.text, own)):
             chosen.setdefault(pair, memory)
     return [Outdated(memory, person, slot) for (person, slot), memory in sorted(chosen.items())]
@@ -218,6 +219,15 @@ def said_with(rt: Runtime, outdated: Outdated) -> list[Memory]:
     return [memory, *(m for mid in memory.provenance for m in rt.store.memories_from_message(mid)
                       if m.id != memory.id and m.status in RECALLABLE
                       and all(holds_slot(b) for b in rt.store.beliefs_of_memory(m.id)))]
+
+
+def _presumed_outdated(old: str, named: frozenset[tuple[str, str]],
+                       presumed: Mapping[tuple[str, str], frozenset[str]]) -> frozenset[tuple[str, str]]:
+    """The slots of a person an older text names with a name the newer one, taking a new value for granted
+    ("Tomasz's flat in Dublin"), does not say ("My brother Tomasz lives in Krakow.")."""
+    said = names_in(old)
+    return frozenset(pair for pair in named if pair in presumed
+                     and said - presumed[pair] - {pair[0]} and presumed[pair] - said)
 
 
 def _own_outdated(old: str, own: Mapping[str, frozenset[str]]) -> frozenset[tuple[str, str]]:
