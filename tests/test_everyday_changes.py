@@ -65,6 +65,10 @@ def test_a_change_in_everyday_words_is_read(text, found):
     ("Took a job at Google back in 2010.", "works_at"),  # long ago
     ("we took a room in Paris for the weekend", "lives_in"),  # a stay
     ("I'm thinking of trying the keto diet", "diet"),  # a thought
+    ("My mother call me every day.", "name"),  # no name at all
+    ("my dad calls me kiddo lol", "name"),  # what he calls the speaker is no name of his
+    ("My sister calls me Bee.", "name"),
+    ("My friends call me crazy.", "name"),
 ])
 def test_what_is_no_such_change(text, predicate):
     assert predicate not in {p for _, p, _ in _read(text)}
@@ -144,3 +148,19 @@ def test_with_minilm_a_fact_that_leaves_part_out_does_not_hide_its_sentence(cloc
     say(engine, clock, said)
     assert kept in engine.recall(query, 256, reinforce=False).block
     engine.close()
+
+
+@pytest.mark.parametrize("text", [
+    "his brother changed career, he is paramedic now in Wrocław, big surprise for everyone",
+    "My husband's brother changed career, he is a paramedic now.",
+])
+def test_a_he_after_someone_elses_relative_is_that_relative(text):
+    found = extract_facts(text, earlier="My husband Tomasz works as an electrician")
+    assert ("husband", "job_title", "paramedic") not in {(f.subject, f.predicate, f.object) for f in found}
+
+
+def test_a_he_after_the_speakers_own_relative_is_still_them():
+    found = extract_facts("he is a paramedic now.", earlier="My husband Tomasz works as an electrician")
+    assert ("husband", "job_title", "paramedic") in {(f.subject, f.predicate, f.object) for f in found}
+    found = extract_facts("my sister and her husband moved, she works at Google now")
+    assert ("sister", "works_at", "Google") in {(f.subject, f.predicate, f.object) for f in found}

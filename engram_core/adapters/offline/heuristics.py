@@ -26,7 +26,9 @@ from engram_core.adapters.offline.attributes import attribute_fact, bare_correct
 from engram_core.adapters.offline.switches import correction_of, switch
 from engram_core.adapters.offline.objects import clean_object, list_items, usable_object
 from engram_core.adapters.offline.renames import rename_facts
-from engram_core.adapters.offline.scope import NOBODY_NAMED, Person, Placed, Scope, place, skip_reason, with_subject
+from engram_core.adapters.offline.scope import (
+    NOBODY_NAMED, Person, Placed, Scope, called_me, opens_with_third_party, place, skip_reason, with_subject,
+)
 from engram_core.core.chattext import normalise_chat, without_quotes
 from engram_core.core.model import FactDraft
 
@@ -277,7 +279,11 @@ def _placed_facts(clause: str, placed: Placed, ctx: _Context) -> list[FactDraft]
     naming = _apply_rules(clause, ctx, Negation.NONE, hp.NAMING_RULES) if placed.person else []
     if placed.scope is Scope.SKIP or placed.person is None:  # a clause about someone else always names them
         return naming
-    return naming + _unnamed(_clause_facts(placed.text, _person_context(placed.person, ctx)), naming)
+    facts = naming + _unnamed(_clause_facts(placed.text, _person_context(placed.person, ctx)), naming)
+    called = {normalise(word) for word in called_me(clause)}  # "my dad calls me kiddo": no name of his
+    return [d for d in facts if not (d.predicate == "name" and normalise(d.object) in called)]
+
+
 
 
 def _unnamed(facts: list[FactDraft], naming: list[FactDraft]) -> list[FactDraft]:
@@ -350,6 +356,8 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user",
             clause = _disclosure_removed(said)
             placed = _carried_subject(clause, before) or place(clause, last)
             last, before = placed.person or last, placed
+            if opens_with_third_party(clause):  # "his brother changed career, he is a paramedic now"
+                last = None
             stated = _placed_facts(clause, placed, _Context(subject, display, f"{lead} {clause}", lowercase))
             for draft in stated:
                 drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)

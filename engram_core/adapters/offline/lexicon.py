@@ -41,7 +41,8 @@ NOT_NAMES = words("not so just also really here back fine good great ok okay sor
                   "done in on at from the a an very going still currently now always never new home "
                   "it its my this that he she they we our his her their later tomorrow tonight when anytime "
                   "soon asap before after again whenever if back tired vegetarian vegan pescatarian veggie keto "
-                  "paleo") | NATIONALITIES
+                  "paleo every each all sometimes often daily weekly nightly crazy twice once constantly"
+                  ) | NATIONALITIES
 OCCUPATIONS = words(
     "nurse doctor teacher engineer developer designer lawyer chef cook pilot scientist biologist architect "
     "accountant student professor researcher programmer manager analyst consultant writer journalist "

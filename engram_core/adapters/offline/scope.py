@@ -351,3 +351,21 @@ def place(clause: str, last: Person | None) -> Placed:
     text = with_subject(clause)
     why = skip_reason(text)
     return Placed(Scope.SKIP, text, reason=why) if why else Placed(Scope.USER, text)
+
+
+# -- third persons ----------------------------------------------------------------------
+
+# Someone's relative opening a clause: a "he" or "she" after it means them, not whom the message named before.
+_THIRD_PARTY = re.compile(r"^\W*(?:(?:my|our)\s+\w+'s\s+|(?:his|her|their)\s+)(?:\w+\s+)?(?:" + _REL_WORDS + r")\b",
+                          re.I)
+_CALLS_ME = re.compile(r"\bcall(?:s|ed|ing)?\s+me\s+([\w'-]+)", re.I)
+
+
+def opens_with_third_party(clause: str) -> bool:
+    """"his brother changed career", "My husband's brother ...": a relative of someone else's."""
+    return _THIRD_PARTY.match(clause) is not None
+
+
+def called_me(clause: str) -> list[str]:
+    """What someone calls the speaker ("my dad calls me kiddo"): no name of the caller's."""
+    return [m.group(1) for m in _CALLS_ME.finditer(clause)]
