@@ -47,6 +47,9 @@ def test_a_home_taken_for_granted_in_the_past_is_no_change():
     "Would my brother move to Doha if he got the job?",  # a question, a thought
     "My sister is thinking of moving to Leeds.",
     "My wife also got into climbing.",  # beside the old, not instead of it
+    "My sister moved the wooden concert ticket for the first time.",  # a thing moved, not a home
+    "My neighbour moved the blue chess set at night.",
+    "My sister sold the spare museum membership after work.",  # "after work" is no job
 ])
 def test_what_is_no_change_of_someone_elses_slot(text):
     assert kin_changed(text) == frozenset()
@@ -83,6 +86,7 @@ def test_a_change_of_the_speakers_own_slot_names_a_new_name(old, new, slot):
     "my maiden name was Bianchi, I changed it long time ago when I got married",  # what was
     "Trying a vegan recipe from Ottolenghi tonight.",  # a dish, not a diet
     "Also started volunteering at the Oxfam shop.",  # beside the old
+    "My manager sold the broken moving van in March.",  # a month is no place, a van no home
 ])
 def test_what_is_no_change_of_the_speakers_own_slot(text):
     assert own_changed(text) == {}

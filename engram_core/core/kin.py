@@ -16,15 +16,19 @@ import re
 from engram_core.core.chattext import normalise_chat
 from engram_core.core.restatements import _ALIASES, _BARE_RELATION, _NAMED, _PEOPLE, _RELATIONS, ADDITIVE_CUE, _said
 
+# A move of home, not of a thing moved ("moved the concert ticket", "the moving van").
+_MOVED = (r"(?:moved|moving|move)(?=\s+(?:to|into|in|out|back|away|abroad|house|home|here|there|over|across|from|"
+          r"cities|countries)\b|\s*[,.;:!?]|\s*$)")
 # Plain words of each slot of another person's life; a trade is a word ending as trades do ("trucker",
 # "accountant", "librarian", "pharmacist") after "is a" / "works as".
 KIN_SLOTS: dict[str, re.Pattern[str]] = {
     "home": re.compile(
-        r"\b(?:liv(?:e|es|ed|ing)\s+(?:in|at|near|with|by|out)|moved|moving|relocat\w*|settled|emigrat\w*|flat|"
+        r"\b(?:liv(?:e|es|ed|ing)\s+(?:in|at|near|with|by|out)|" + _MOVED + r"|relocat\w*|settled|emigrat\w*|flat|"
         r"apartment|condo|house|balcony|based\s+in|transferr?ed\s+to|(?:bought|got|found|rented|took)\s+(?:a|an|his|"
         r"her|their)\s+(?:new\s+)?place|(?:is|'s|are)\s+(?:now\s+)?in\s+(?-i:[A-Z])\w*)\b", re.I),
     "work": re.compile(
-        r"\b(?:work(?:s|ed|ing)?|job|career|hired|employ\w*|company|firm|retir\w*|promot\w*|shop|restaurant|"
+        r"\b(?:work(?:s|ed|ing)?\s+(?:at|for|in|as)|job|career|hired|employ\w*|company|firm|retir\w*|promot\w*|shop|"
+        r"restaurant|"
         r"business|transferr?ed\s+to|teach(?:es|ing)?|driv(?:es|ing)\s+(?:a\s+)?(?:taxi|cab|bus|truck|lorry)|"
         r"(?:is|'s|as|became|become|becomes)\s+an?\s+(?:[\w-]+\s+)?[\w-]*(?:er|or|ist|ian|ant|ent|nurse|chef|"
         r"doctor|cop|clerk|pilot|principal|barista|medic|midwife|administrator))\b", re.I),
@@ -34,12 +38,10 @@ KIN_SLOTS: dict[str, re.Pattern[str]] = {
         r"transferr?ed\s+to)\b", re.I),
     "pastime": re.compile(
         r"\b(?:hobby|hobbies|into|plays?|playing|passion|obsess\w*|practi[cs]e\w*|club|sport|fan|supports?|lessons?|"
-        r"instrument|for\s+fun|lives\s+for|trains|training|football|soccer|basketball|baseball|hockey|tennis|rugby|"
-        r"cricket|volleyball|golf|swimming|chess|piano|guitar|violin|cello|drums|dancing|ballet|climbing|pottery|"
-        r"painting|knitting|gaming)\b(?!\s+(?:teacher|coach|instructor|tutor))", re.I),
+        r"instrument|for\s+fun|lives\s+for|trains|training)\b", re.I),
     "diet": re.compile(r"\b(?:eats?|eating|diet|vegetarian|vegan|pescatarian|keto|paleo|meat|gluten|dairy|halal|"
                        r"kosher|plant[\s-]based)\b", re.I),
-    "car": re.compile(r"\b(?:drives|car|truck|pickup|suv|van|motorbike|scooter)\b", re.I),
+    "car": re.compile(r"\b(?:drives|car|truck|pickup|suv|motorbike|scooter)\b", re.I),
     "name": re.compile(r"\b(?:name[sd]?|called|calls?|renam\w*|go(?:es)?\s+by|answers\s+to)\b", re.I),
 }
 # A change said of the person: a move, a new post, a thing taken up or given up, a value said to hold now.
@@ -122,7 +124,7 @@ def kin_changed(text: str) -> frozenset[tuple[str, str]]:
             mentions = _mentions(clause)
             subject = (mentions[0][1] or current) if mentions else ""
             if mentions:
-                current = "" if subject == SPEAKER else subject
+                current = current if subject == SPEAKER else subject
             if changing and subject and subject != SPEAKER and ADDITIVE_CUE.search(clause) is None \
                     and _NOT_YET.search(clause) is None:
                 found |= {(subject, slot) for slot in _slots(clause)}
@@ -151,7 +153,7 @@ def kin_presumed(text: str) -> dict[tuple[str, str], frozenset[str]]:
             mentions = _mentions(clause)
             subject = (mentions[0][1] or current) if mentions else ""
             if mentions:
-                current = "" if subject == SPEAKER else subject
+                current = current if subject == SPEAKER else subject
             if not subject or subject == SPEAKER or _NOT_YET.search(clause) or _BEFORE.search(clause):
                 continue
             for slot, words in KIN_PRESUMED.items():
@@ -178,11 +180,11 @@ def kin_named(text: str) -> frozenset[tuple[str, str]]:
 # name; an older short message of the speaker's that names the slot with another name is outdated.
 OWN_SLOTS: dict[str, re.Pattern[str]] = {
     "home": re.compile(
-        r"\b(?:liv(?:e|es|ed|ing)|moved|move|moving|relocat\w*|settled|house|flat|apartment|condo|place|lease|"
+        r"\b(?:liv(?:e|es|ed|ing)|" + _MOVED + r"|relocat\w*|settled|house|flat|apartment|condo|place|lease|"
         r"rent(?:ed|ing)?|postcode|address|neighbou?rhood|residents?|unpack\w*|boxes|based|home|got\s+here)\b", re.I),
     "work": re.compile(
         r"\b(?:work(?:s|ed|ing)?|job|hired|employ\w*|company|firm|office|role|position|offer|shifts?|signed\s+with|"
-        r"with|colleagues|clinic|teaching)\b", re.I),
+        r"(?:I'?m|I\s+am|we're)\s+(?:now\s+)?with(?=\s+(?-i:[A-Z]))|colleagues|clinic|teaching)\b", re.I),
     "diet": re.compile(
         r"\b(?:vegan|vegetarian|veggie|pescatarian|pescetarian|keto|paleo|carnivore|raw|flexitarian|mediterranean|"
         r"dash|zone|atkins|whole30|jain|halal|kosher|low[\s-](?:fodmap|carb|fat|sodium|salt)|gluten[\s-]free|"
@@ -223,7 +225,8 @@ _REPORTED = re.compile(r"\b(?:said|says|say|told|tells|tell|mentioned|announced|
 _BEFORE = re.compile(r"\b(?:was|were|used\s+to|ago|back\s+(?:then|when|in)|previous(?:ly)?|former(?:ly)?|old|maiden)\b",
                      re.I)
 _NEW_NAME = re.compile(r"(?<![.!?]\s)(?<!^)(?<![.!?])\b(?-i:[A-Z][\w'&-]+)")
-_NOT_VALUES = frozenset("I I'm I've I'd Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split())
+_NOT_VALUES = frozenset("I I'm I've I'd Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February "
+                        "March April May June July August September October November December".split())
 
 
 def names_in(text: str) -> frozenset[str]:

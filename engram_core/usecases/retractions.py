@@ -131,7 +131,8 @@ _SLOT_SEARCH = {
     "occupation": "work works working job student",
     "name": "name named called call calls surname maiden go goes",
     "diet": "vegetarian veggie vegan pescatarian diet keto paleo meat fish dairy gluten carnivore flexitarian "
-            "halal kosher fasting fodmap whole30 lactose omnivore",
+            "halal kosher fasting fodmap whole30 lactose omnivore low carb sodium fat atkins dash zone mediterranean "
+            "raw jain macros",
     "school": "school academy primary elementary college nursery kindergarten preschool",
 }
 
@@ -165,6 +166,10 @@ def slot_outdated(rt: Runtime, text: str, vector: np.ndarray, occurred_at: datet
     return [(memory, changed[slot], slot) for slot, memory in chosen.items()]
 
 
+# The words an older message may call a person by: what it is searched by ("Mom became a school principal." finds
+# "My mother is a nurse.").
+_SAID_AS = {"mum": "mum mom mother mummy mommy mama", "dad": "dad father daddy papa", "grandma": "grandma gran granny "
+            "nan nana grandmother", "sister": "sister sis", "brother": "brother bro", "husband": "husband hubby"}
 # How close an older message about a person must be to one that says that person's slot changed: "My dad is an
 # accountant." and "Dad retired and teaches yoga." are 0.42 apart, "My husband drives an old Ford" and a
 # Tesla 0.31.
@@ -190,7 +195,9 @@ def kin_outdated(rt: Runtime, text: str, vector: np.ndarray, occurred_at: dateti
     if not (changed or own or presumed) or rt.config.retire_similarity > 1.0:
         return []
     speaker, chosen = speaker_of(text), dict[tuple[str, str], Memory]()
-    words = " ".join([text, *(_SLOT_SEARCH["employer" if slot == "work" else slot] for slot in own)])
+    people = {person for person, _ in (*changed, *presumed)}
+    words = " ".join([*(_SAID_AS.get(person, person) for person in sorted(people)),
+                      *(_SLOT_SEARCH["employer" if slot == "work" else slot] for slot in own)])
     found = sorted(_older_episodes(rt, words, vector, occurred_at), key=lambda pair: -pair[1])
     for memory, cosine in found:  # the closest first
         if cosine < SLOT_SIMILARITY or memory.critical or speaker_of(memory.text) != speaker:
