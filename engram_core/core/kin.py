@@ -7,6 +7,10 @@ Paulo", then "Paulo's in Porto for good"), says a change ("transferred", "became
 days") and speaks of one of the person's slots by its plain words: where they live, their work, their school,
 their pastime, their car. An older short message of the same speaker about the same person and slot is then
 outdated (``usecases/retractions.kin_outdated``): flagged, kept for questions about the past.
+
+The speaker's own home, work, name and diet are read the same way when a clause of theirs names a new value
+(``own_changed``: "I'm with Honda as of Monday.", "Ended up buying a house in Ghent."): the older short message
+must name another.
 """
 
 from __future__ import annotations
@@ -28,8 +32,7 @@ KIN_SLOTS: dict[str, re.Pattern[str]] = {
         r"her|their)\s+(?:new\s+)?place|(?:is|'s|are)\s+(?:now\s+)?in\s+(?-i:[A-Z])\w*)\b", re.I),
     "work": re.compile(
         r"\b(?:work(?:s|ed|ing)?\s+(?:at|for|in|as)|job|career|hired|employ\w*|company|firm|retir\w*|promot\w*|shop|"
-        r"restaurant|"
-        r"business|transferr?ed\s+to|teach(?:es|ing)?|driv(?:es|ing)\s+(?:a\s+)?(?:taxi|cab|bus|truck|lorry)|"
+        r"restaurant|business|transferr?ed\s+to|teach(?:es|ing)?|driv(?:es|ing)\s+(?:a\s+)?(?:taxi|cab|bus|truck|lorry)|"
         r"(?:is|'s|as|became|become|becomes)\s+an?\s+(?:[\w-]+\s+)?[\w-]*(?:er|or|ist|ian|ant|ent|nurse|chef|"
         r"doctor|cop|clerk|pilot|principal|barista|medic|midwife|administrator))\b", re.I),
     "school": re.compile(
