@@ -60,6 +60,9 @@ KIN_CHANGE = re.compile(
 _NOT_YET = re.compile(r"\b(?:if|would|might|maybe|perhaps|could|should|thinking\s+(?:of|about)|wants?\s+to|"
                       r"wanna|wish(?!\s+(?:me|us)\s+luck)|hope|someday|planning|plans?\s+to|considering|"
                       r"(?-i:may))\b", re.I)
+# A life told from its start, not a change of now: "mum grew up in Enugu, she only moved to lagos after uni".
+_LIFE_STORY = re.compile(r"\b(?:grew\s+up|was\s+born|born\s+and\s+raised|raised\s+in|as\s+a\s+(?:kid|child|teen)|"
+                         r"after\s+(?:uni|university|college|school|the\s+war))\b", re.I)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 # A name opening a clause, before a word in lower case ("Paulo's in Porto", "Arjun surprised me"): someone only
 # where an older message introduced the name ("my cousin Paulo").
@@ -122,7 +125,8 @@ def kin_changed(text: str) -> frozenset[tuple[str, str]]:
     found: set[tuple[str, str]] = set()
     current = ""
     for sentence in _sentences(text):
-        changing = KIN_CHANGE.search(sentence) is not None and not sentence.rstrip().endswith("?")
+        changing = KIN_CHANGE.search(sentence) is not None and not sentence.rstrip().endswith("?") \
+            and _LIFE_STORY.search(sentence) is None
         for clause in _CLAUSES.split(sentence):
             mentions = _mentions(clause)
             subject = (mentions[0][1] or current) if mentions else ""
@@ -186,8 +190,9 @@ OWN_SLOTS: dict[str, re.Pattern[str]] = {
         r"\b(?:liv(?:e|es|ed|ing)|" + _MOVED + r"|relocat\w*|settled|house|flat|apartment|condo|place|lease|"
         r"rent(?:ed|ing)?|postcode|address|neighbou?rhood|residents?|unpack\w*|boxes|based|home|got\s+here)\b", re.I),
     "work": re.compile(
-        r"\b(?:work(?:s|ed|ing)?|job|hired|employ\w*|company|firm|office|role|position|offer|shifts?|signed\s+with|"
-        r"(?:I'?m|I\s+am|we're)\s+(?:now\s+)?with(?=\s+(?-i:[A-Z]))|colleagues|clinic|teaching)\b", re.I),
+        r"\b(?:(?<!after\s)(?<!before\s)(?<!from\s)(?<!off\s)work(?:s|ed|ing)?|job|hired|employ\w*|company|firm|office|role|position|offer|shifts?|signed\s+with|"
+        r"(?:I'?m|I\s+am|we're)\s+(?:now\s+)?with(?=\s+(?-i:[A-Z]))|new\s+colleagues|colleagues(?=\s+(?:at|from)\b)|"
+        r"clinic|teaching)\b", re.I),
     "diet": re.compile(
         r"\b(?:vegan|vegetarian|veggie|pescatarian|pescetarian|keto|paleo|carnivore|raw|flexitarian|mediterranean|"
         r"dash|zone|atkins|whole30|jain|halal|kosher|low[\s-](?:fodmap|carb|fat|sodium|salt)|gluten[\s-]free|"
@@ -239,8 +244,11 @@ def names_in(text: str) -> frozenset[str]:
 
 def _values(slot: str, text: str) -> frozenset[str]:
     """What a text says fills a slot of the speaker's: the diets it names, or the names it says."""
-    if slot != "diet":
-        return names_in(text)
+    return diets_in(text) if slot == "diet" else names_in(text)
+
+
+def diets_in(text: str) -> frozenset[str]:
+    """The diets a text names ("vegan", "keto"), none when it speaks of a dish ("a vegan recipe")."""
     if _DISH.search(text):
         return frozenset()
     found = (re.sub(r"[\s-]+", "-", m.group(0).lower()) for m in OWN_SLOTS["diet"].finditer(text))

@@ -178,6 +178,9 @@ class FactDraft:
     # A correction that says only its new value ("nvm, July 27"): the words naming the slot it fills
     # ("our street" in "it's Windrush Way now"), or "" when it corrects the newest value of its shape.
     slot: str | None = None
+    # Read from an older fact with a newer message's value (``core/carryover``): the older message's words stay,
+    # flagged for review, and answer questions about the past.
+    carried: bool = False
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,8 @@ import numpy as np
 
 from engram_core.core.model import Assessment, EventKind, MemoryKind, Message, WriteResult
 from engram_core.usecases.runtime import Runtime
-from engram_core.usecases.writepath import (
-    Observation, WriteLog, apply_fact, assess, new_memory, store_memory, write_planned,
-)
+from engram_core.usecases.writepath import Observation, apply_fact, assess, write_planned
+from engram_core.usecases.writes import WriteLog, new_memory, store_memory
 from engram_core.usecases.writeplan import FactPlan
 
 _BREAKS = (re.compile(r"\n\s*\n"), re.compile(r"(?<=[.!?])\s+"), re.compile(r"\s+"))

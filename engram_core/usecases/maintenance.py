@@ -17,9 +17,8 @@ from engram_core.core.model import (
 from engram_core.core.retention import has_faded
 from engram_core.usecases.runtime import Runtime
 from engram_core.core.verdicts import parse_assessment, parse_dream, parse_gist
-from engram_core.usecases.writepath import (
-    DEFAULT_IMPORTANCE, WriteLog, apply_fact, new_memory, set_status, store_memory, write_planned,
-)
+from engram_core.usecases.writepath import DEFAULT_IMPORTANCE, apply_fact, write_planned
+from engram_core.usecases.writes import WriteLog, new_memory, set_status, store_memory
 from engram_core.usecases.writeplan import FactPlan
 
 PURGED_TEXT = purging.PURGED_TEXT

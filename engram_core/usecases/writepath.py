@@ -10,15 +10,16 @@ from datetime import datetime
 import numpy as np
 
 from engram_core.core import ledger
-from engram_core.core.amend import amended, named_swaps
+from engram_core.usecases.carryover import carried_facts
+from engram_core.usecases.settingright import SETS_RIGHT, amend, set_right_fact
+from engram_core.usecases.writes import WriteLog, new_memory, set_status, store_memory
 from engram_core.usecases.dependents import flag_dependents
 from engram_core.core.errors import BusyError
 from engram_core.core.model import (
-    Assessment, Belief, Embedding, Event, EventKind, FactDraft, Memory, MemoryKind,
-    MemoryStatus, Message, Scalar, Verdict, WriteResult,
+    Assessment, Belief, EventKind, FactDraft, Memory, MemoryKind,
+    MemoryStatus, Message, Verdict, WriteResult,
 )
-from engram_core.core.retention import RECALLABLE, initial_stability
-from engram_core.core.selfcorrection import said_swap, sets_something_right
+from engram_core.core.retention import RECALLABLE
 from engram_core.core.slots import SLOT_CHANGED
 from engram_core.usecases.retractions import (
     Outdated, kin_outdated, retired_episodes, self_corrected, slot_outdated, stopped_beliefs, stopped_facts,
@@ -32,18 +33,6 @@ from engram_core.usecases.writeplan import (
 
 DEFAULT_IMPORTANCE = 0.5
 MAX_PLAN_ATTEMPTS = 3  # plans made again when another writer changed the beliefs they were based on
-
-
-@dataclass
-class WriteLog:
-    """What one use case wrote, gathered for the caller and the audit log."""
-
-    memories: list[Memory]
-    beliefs: list[Belief]
-    events: list[Event]
-
-    def result(self, message: Message | None) -> WriteResult:
-        return WriteResult(message, tuple(self.memories), tuple(self.beliefs), tuple(self.events))
 
 
 def assess(rt: Runtime, text: str, speaker: str, occurred_at: datetime, earlier: str = "") -> Assessment:
@@ -60,38 +49,6 @@ def _earlier(rt: Runtime, obs: Observation, at: datetime) -> str:
         return ""
     previous = rt.store.previous_message(obs.role, obs.speaker, at)
     return previous.text if previous is not None else ""
-
-
-def new_memory(rt: Runtime, *, kind: MemoryKind, text: str, importance: float, at: datetime,
-               vector: np.ndarray, provenance: tuple[str, ...], session_id: str | None,
-               subject: str | None = None, belief_id: str | None = None, critical: bool = False) -> Memory:
-    return Memory(
-        id=rt.new_id("mem"), kind=kind, text=text, importance=importance,
-        stability_hours=initial_stability(kind, importance, rt.config), created_at=at,
-        last_accessed_at=at, provenance=provenance, session_id=session_id, subject=subject,
-        belief_id=belief_id, critical=critical, embedding=Embedding(vector, rt.embedder.model_id),
-    )
-
-
-def set_status(rt: Runtime, memory: Memory, status: MemoryStatus, now: datetime,
-               superseded_by: str | None = None) -> Memory:
-    changed = replace(memory, status=status, status_changed_at=now, superseded_by=superseded_by or memory.superseded_by)
-    rt.store.update_memory(changed)
-    if status in RECALLABLE:
-        rt.index_update(changed)
-    else:
-        rt.index_remove(memory.id)
-    return changed
-
-
-def store_memory(rt: Runtime, memory: Memory, log: WriteLog, belief: Belief | None = None, **detail: Scalar) -> None:
-    rt.store.insert_memory(memory)
-    rt.index_add(memory, belief)
-    log.memories.append(memory)
-    log.events.append(rt.event_of(EventKind.STORED, {"memory_kind": memory.kind.value,
-                                                     "importance": round(memory.importance, 4), **detail},
-                                  memory_id=memory.id, belief_id=memory.belief_id,
-                                  message_id=memory.provenance[0] if memory.provenance else None))
 
 
 # -- applying verdicts ----------------------------------------------------------------
@@ -111,8 +68,9 @@ def _supersede_episodes(rt: Runtime, old: Belief, successor: Memory, message: Me
 
 
 def _supersede(rt: Runtime, old: Belief, new: Belief, new_memory: Memory, message: Message, now: datetime,
-               path: str, log: WriteLog) -> tuple[Belief, Memory]:
-    """Close the old belief (or, if the new fact is older, file the new one as history)."""
+               path: str, log: WriteLog, keep_episodes: bool = False) -> tuple[Belief, Memory]:
+    """Close the old belief (or, if the new fact is older, file the new one as history); the episodes that
+    asserted it leave recall too, unless ``keep_episodes`` (a carried fact: they are flagged instead)."""
     if ledger.arrives_late(old, new.valid_from):
         new = ledger.as_history(new, old)
         new_memory = replace(new_memory, status=MemoryStatus.SUPERSEDED, status_changed_at=now,
@@ -128,8 +86,12 @@ def _supersede(rt: Runtime, old: Belief, new: Belief, new_memory: Memory, messag
         set_status(rt, old_memory, MemoryStatus.SUPERSEDED, now, new_memory.id)
     log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=old.memory_id, belief_id=old.id,
                                message_id=message.id, successor=new.id, path=path))
-    _supersede_episodes(rt, old, new_memory, message, now, path, log)
-    log.events += flag_dependents(rt, old, new, (), now)
+    kept: list[str] = []  # a carried fact's older words: flagged as the changed slot's (``_flag_slot_outdated``)
+    if keep_episodes and old.source_message_id is not None:
+        kept = [m.id for m in rt.store.memories_from_message(old.source_message_id)]
+    else:
+        _supersede_episodes(rt, old, new_memory, message, now, path, log)
+    log.events += flag_dependents(rt, old, new, kept, now)
     return new, new_memory
 
 
@@ -170,7 +132,8 @@ def apply_fact(rt: Runtime, plan: FactPlan, log: WriteLog) -> None:
     belief = replace(plan.belief, memory_id=memory.id)
     for bid, verdict in plan.verdicts:
         if verdict is Verdict.SUPERSEDE:
-            belief, memory = _supersede(rt, plan.candidate(bid), belief, memory, message, now, path, log)
+            belief, memory = _supersede(rt, plan.candidate(bid), belief, memory, message, now, path, log,
+                                        draft.carried)
         elif verdict in (Verdict.COEXIST, Verdict.UNDECIDED):
             kind = EventKind.COEXISTED if verdict is Verdict.COEXIST else EventKind.UNDECIDED
             log.events.append(rt.event(kind, belief_id=bid, message_id=message.id, path=path, new_belief=belief.id))
@@ -184,11 +147,12 @@ def apply_fact(rt: Runtime, plan: FactPlan, log: WriteLog) -> None:
 
 
 def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Message,
-                     plans: tuple[FactPlan, ...], log: WriteLog) -> None:
+                     plans: tuple[FactPlan, ...], log: WriteLog, kin: list[Outdated]) -> None:
     """Older episodes this message retires (``retractions``) leave recall, superseded by what it stored; the
-    beliefs it says stopped, or sets right, end."""
+    beliefs it says stopped, or sets right, end. ``kin`` (``retractions.kin_outdated``) is read before the
+    plan; what a fact of the plan retired already is not flagged besides."""
     facts = stopped_facts(rt, text, vector, message.occurred_at)
-    kin = kin_outdated(rt, text, vector, message.occurred_at)  # before anything retires what it names
+    kin = [o for o in kin if (held := rt.store.get_memory(o.memory.id)) is not None and held.status in RECALLABLE]
     retired = retired_episodes(rt, text, vector, message.occurred_at, plans, facts)
     set_right = self_corrected(rt, text, vector, message)
     if set_right is not None:
@@ -199,13 +163,15 @@ def _retire_episodes(rt: Runtime, text: str, vector: np.ndarray, message: Messag
         set_status(rt, memory, MemoryStatus.SUPERSEDED, now, successor)
         log.events.append(rt.event(EventKind.SUPERSEDED, memory_id=memory.id, message_id=message.id,
                                    successor=successor, reason="a newer message states a change to it"))
-    _amend(rt, text, message, log)
+    amend(rt, text, message, log)
     _flag_slot_outdated(rt, text, vector, message, plans, log, kin)
     ended = {b.id: (b, "a newer message says it stopped") for b in (*stopped_beliefs(rt, text, retired), *facts)}
     for belief in (*(set_right[1] if set_right is not None else ()), *swapped_beliefs(rt, text, retired)):
-        ended[belief.id] = (belief, "a newer message sets it right")
+        ended[belief.id] = (belief, SETS_RIGHT)
     for belief, reason in ended.values():
-        rt.store.update_belief(ledger.end_belief(belief, message.occurred_at, now))
+        fixed = set_right_fact(rt, belief, text, message, log) if reason == SETS_RIGHT else None
+        rt.store.update_belief(ledger.close_belief(belief, fixed.id, message.occurred_at, now) if fixed is not None
+                               else ledger.end_belief(belief, message.occurred_at, now))
         held = rt.store.get_memory(belief.memory_id) if belief.memory_id else None
         if held is not None and held.status in RECALLABLE:
             set_status(rt, held, MemoryStatus.SUPERSEDED, now, successor)
@@ -228,28 +194,6 @@ def _flag_slot_outdated(rt: Runtime, text: str, vector: np.ndarray, message: Mes
             rt.store.flag_possibly_stale(held.id, message.id, outdated.reason, now)
             log.events.append(rt.event(EventKind.POSSIBLY_STALE, memory_id=held.id, message_id=message.id,
                                        reason=outdated.reason))
-
-
-def _amend(rt: Runtime, text: str, message: Message, log: WriteLog) -> None:
-    """Each raw episode this message retired, set right in place when it said more than the value it set
-    right (``core/amend``): a gist of the two, which stands for the original in recall. Its vector is the
-    original's (one value differs), so no embedding is asked for while the write transaction is open."""
-    if not sets_something_right(text):
-        return  # "I've joined Laing O'Rourke, not Skanska": a contrast, which sets no older words right
-    named = named_swaps(text)
-    retired = {e.memory_id for e in log.events if e.kind is EventKind.SUPERSEDED and e.memory_id}
-    for memory in rt.store.memories_by_ids(sorted(retired)):
-        if memory.kind is not MemoryKind.EPISODE or memory.embedding is None or message.id in memory.provenance:
-            continue
-        said = said_swap(memory.text, text)
-        fixed = amended(memory.text, text, [*named, *([said] if said else [])])
-        if fixed is None:
-            continue
-        gist = new_memory(rt, kind=MemoryKind.GIST, text=fixed, importance=memory.importance, at=message.occurred_at,
-                          vector=memory.embedding.vector, provenance=(*memory.provenance, message.id),
-                          session_id=memory.session_id, critical=memory.critical)
-        store_memory(rt, gist, log, amended=memory.id)
-        rt.store.update_memory(replace(rt.store.get_memory(memory.id) or memory, superseded_by=gist.id))
 
 
 def write_planned(rt: Runtime, facts: list[tuple[FactDraft, np.ndarray, Message]],
@@ -344,6 +288,10 @@ def observe(rt: Runtime, obs: Observation) -> WriteResult:
     texts = [_episode_text(obs)] + [f.statement for f in facts]
     # Only user messages become memories: an assistant turn is stored as a message, never embedded (a paid call).
     vectors = rt.embed(texts) if obs.role == "user" else np.zeros((len(texts), rt.embedder.dim), dtype=np.float32)
+    kin = kin_outdated(rt, texts[0], vectors[0], at) if obs.role == "user" else []
+    facts, carried = carried_facts(rt, kin, texts[0], facts)  # the same statements: ``vectors`` stay theirs
+    if carried:
+        facts, vectors = [*facts, *carried], np.vstack([vectors, rt.embed([f.statement for f in carried])])
     message = Message(rt.new_id("msg"), obs.role, obs.session_id, obs.text, at, now, obs.external_id, obs.speaker)
     raced: list[Message] = []
 
@@ -361,7 +309,7 @@ def observe(rt: Runtime, obs: Observation) -> WriteResult:
         for plan in plans:
             apply_fact(rt, plan, log)
         if obs.role == "user":
-            _retire_episodes(rt, _episode_text(obs), vectors[0], message, plans, log)
+            _retire_episodes(rt, _episode_text(obs), vectors[0], message, plans, log, kin)
 
     log = write_planned(rt, [(f, v, message) for f, v in zip(facts, vectors[1:], strict=True)], apply)
     return WriteResult(raced[0], (), (), ()) if raced else log.result(message)

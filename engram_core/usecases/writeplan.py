@@ -164,7 +164,7 @@ def already_known(rt: Runtime, draft: FactDraft, source: Message) -> bool:
     return any(ledger.same_fact(draft, b) for b in rt.store.beliefs_from_message(source.id))
 
 
-def _new_belief(rt: Runtime, draft: FactDraft, source: Message, now: datetime) -> Belief:
+def new_belief(rt: Runtime, draft: FactDraft, source: Message, now: datetime) -> Belief:
     return Belief(
         id=rt.new_id("blf"), subject=draft.subject, predicate=ledger.belief_predicate(draft), object=draft.object,
         statement=draft.statement, valid_from=source.occurred_at, recorded_at=now,
@@ -255,7 +255,7 @@ def plan_fact(rt: Runtime, view: BeliefView, draft: FactDraft, vector: np.ndarra
     draft, vector, verdicts, candidates, path = _said_of_the_retired(rt, _decide(rt, view, draft, vector))
     if draft.predicate == CORRECTION:  # corrects nothing held: the episode is kept, no belief made
         return FactPlan(draft, vector, source, path, (), (), None)
-    belief = None if ledger.makes_no_belief(draft, verdicts) else _new_belief(rt, draft, source, now)
+    belief = None if ledger.makes_no_belief(draft, verdicts) else new_belief(rt, draft, source, now)
     plan = FactPlan(draft, vector, source, path, tuple(verdicts.items()), tuple(candidates), belief)
     _follow_through(view, plan)
     return plan

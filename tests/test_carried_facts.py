@@ -1,0 +1,174 @@
+"""A change said in other words makes a fact of the new value: the older fact of the changed slot is carried
+over to the one new value the newer message names ("I live in Lyon.", then "Ended up buying a house in
+Ghent." holds "lives in Ghent"), and a correction writes the fact it ends anew with the value it sets right."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+from conftest import make_engine, say
+
+from engram_core.core.carryover import carried, name_spans, new_name, new_occupation, new_pastime, set_right
+from engram_core.core.model import Belief, Cardinality
+
+pytestmark = pytest.mark.both_stores
+
+_AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def _belief(predicate: str, obj: str, statement: str, cardinality: Cardinality = Cardinality.ONE) -> Belief:
+    return Belief("blf_1", "user", predicate, obj, statement, _AT, _AT, cardinality=cardinality)
+
+
+# -- the pure rules ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "spans"), [
+    ("Officially a Jersey City resident now.", [("a", "Jersey City")]),
+    ("Since we arrive in Eskisehir I miss the sea.", [("in", "Eskisehir")]),  # "I" ends a name
+    ("I work at Brot & Co near the station.", [("at", "Brot & Co")]),
+    ("Montevideo is calmer than I expected.", []),  # a sentence's first word may be any word
+    ("mum actually grew up in Enugu, she only moved to lagos after uni", []),  # what was is no value of now
+])
+def test_the_names_a_text_says_of_now(text, spans):
+    assert name_spans(text) == spans
+
+
+@pytest.mark.parametrize(("new", "old", "said", "slot", "value"), [
+    ("Ended up buying a house in Ghent.", "I live in Lyon.", {"ghent"}, "home", "Ghent"),
+    ("My boss at Zelena Energija is very strict.", "I work at Fabrika Kolor.", {"zelena", "energija"}, "work",
+     "Zelena Energija"),
+    ("Tomasz's flat in Dublin is tiny but he loves it.", "My brother Tomasz lives in Krakow.", {"tomasz", "dublin"},
+     "home", "Dublin"),
+])
+def test_the_one_new_value_of_the_slot(new, old, said, slot, value):
+    assert new_name(new, old, frozenset(said), slot, frozenset({"tomasz"})) == value
+
+
+@pytest.mark.parametrize(("new", "said", "slot"), [
+    ("Moved in with Lena in Porto, near Braga.", {"porto", "braga", "lena"}, "home"),  # two places: which?
+    ("after work I went to Confeitaria Colombo with colleagues", {"confeitaria", "colombo"}, "work"),  # a visit
+    ("my mom opened a little flower shop on Main st", {"main"}, "work"),  # a street is where it is
+    ("Ended up buying a house in Lyon.", {"lyon"}, "home"),  # the value the older text says
+])
+def test_no_single_new_value_carries_nothing(new, said, slot):
+    assert new_name(new, "I live in Lyon.", frozenset(said), slot) is None
+
+
+def test_a_carried_fact_replaces_one_value_by_the_ledger_and_one_of_many_by_rule():
+    home = carried(_belief("lives_in", "Lyon", "The user lives in Lyon."), "Ghent", "Ended up in Ghent.")
+    assert home is not None and home.object == "Ghent" and home.statement == "The user lives in Ghent."
+    assert home.carried and home.replaces is None  # one value: the ledger supersedes it as any fact
+    pet = carried(_belief("pet_cat", "Biscuit", "The user has a cat named Biscuit.", Cardinality.MANY), "Mochi", "")
+    assert pet is not None and pet.replaces == "Biscuit"  # one of many: only the change says which
+
+
+def test_a_new_surname_keeps_the_first_name():
+    name = carried(_belief("name", "Aiko Tanaka", "The user's name is Aiko Tanaka."), "Mori",
+                   "I got married, my surname is Mori.")
+    assert name is not None and name.object == "Aiko Mori"
+
+
+def test_nothing_to_carry():
+    assert carried(_belief("lives_in", "Lyon", "The user lives in Lyon."), "Lyon", "") is None  # the same value
+    assert carried(_belief("lives_in", "Lyon", "The user moved."), "Ghent", "") is None  # the statement says none
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("My wife got really into rock climbing instead.", "rock climbing"),
+    ("Husband's latest obsession is beekeeping.", "beekeeping"),
+    ("My partner's spending every weekend woodturning.", "woodturning"),
+    ("Leo has quit football. He's joined the school robotics club instead.", "school robotics club"),
+    ("She's into climbing and took up chess.", None),  # two: which replaces the old one?
+    ("He's really into it now.", None),
+])
+def test_a_pastime_taken_up(text, value):
+    assert new_pastime(text) == value
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Mom became a midwife last spring.", "midwife"),
+    ("sis qualified as a pharmacist, so proud", "pharmacist"),
+    ("My dad retired last year.", None),
+])
+def test_an_occupation_taken_up(text, value):
+    assert new_occupation(text) == value
+
+
+def test_a_fact_set_right():
+    fixed = set_right(_belief("birthday", "March 14", "The user's birthday is March 14."), "March 14", "March 17")
+    assert fixed is not None and (fixed.object, fixed.statement) == ("March 17", "The user's birthday is March 17.")
+    twice = _belief("likes", "4 and 4", "The user likes 4 and 4.")
+    assert set_right(twice, "4", "5") is None  # which 4?
+
+
+# -- on the write path -----------------------------------------------------------------------------------------
+
+def _beliefs(engine) -> dict[str, bool]:
+    return {f"{b.subject} {b.predicate}: {b.object}": b.is_current() for b in engine.store.all_beliefs()}
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "held"), [
+    ("I live in Lyon.", "Ended up buying a house in Ghent.", "user lives_in: Lyon", "user lives_in: Ghent"),
+    ("I work at Toyota.", "I'm with Honda as of Monday.", "user works_at: Toyota", "user works_at: Honda"),
+    ("My brother Tomasz lives in Krakow.", "Tomasz's flat in Dublin is tiny but he loves it.",
+     "brother lives_in: Krakow", "brother lives_in: Dublin"),
+    ("My name is Aiko Tanaka.", "I got married, my surname is Mori.", "user name: Aiko Tanaka",
+     "user name: Aiko Mori"),
+    ("My mom is a nurse.", "Mom became a midwife last spring.", "mother job_title: nurse",
+     "mother job_title: midwife"),
+    ("My wife's hobby is pottery.", "My wife got really into rock climbing instead.", "wife hobby: pottery",
+     "wife hobby: rock climbing"),
+])
+def test_with_minilm_a_change_in_other_words_makes_the_new_fact(clock, minilm, old, new, gone, held):
+    engine = make_engine(clock, embedder=minilm)
+    say(engine, clock, old, new)
+    beliefs = _beliefs(engine)
+    assert beliefs[held] is True and beliefs[gone] is False
+    ended = next(b for b in engine.store.all_beliefs() if f"{b.subject} {b.predicate}: {b.object}" == gone)
+    assert ended.superseded_by is not None  # history: what replaced it
+    engine.close()
+
+
+def test_with_minilm_the_older_words_stay_for_questions_about_the_past(clock, minilm):
+    engine = make_engine(clock, embedder=minilm)
+    say(engine, clock, "I live in Lyon.", "Ended up buying a house in Ghent.")
+    assert "I live in Lyon." not in engine.recall("Where do I live?", 256, reinforce=False).block
+    assert "I live in Lyon." in engine.recall("Where did I live before?", 256, reinforce=False).block
+    older = next(m for m in engine.store.memories() if m.text == "I live in Lyon.")
+    assert engine.store.possibly_stale()[older.id].startswith("a newer message changes its home")
+    engine.close()
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "held"), [
+    ("My boss's name is Grete.", "I misspelled it, my boss is Greta.", "boss name: Grete", "boss name: Greta"),
+    ("My birthday is March 14.", "Oops, my birthday's actually March 17.", "user birthday: March 14",
+     "user birthday: March 17"),
+    ("My daughter's name is Ellie.", "I spelled it wrong, it's Elly.", "user family_daughter: Ellie",
+     "user family_daughter: Elly"),
+])
+def test_with_minilm_a_correction_writes_the_fact_it_ends_anew(clock, minilm, old, new, gone, held):
+    engine = make_engine(clock, embedder=minilm)
+    say(engine, clock, old, new)
+    beliefs = _beliefs(engine)
+    assert beliefs[held] is True and beliefs[gone] is False
+    fixed = next(b for b in engine.store.all_beliefs() if f"{b.subject} {b.predicate}: {b.object}" == held)
+    memory = engine.store.get_memory(fixed.memory_id or "")
+    assert memory is not None and memory.status.value == "active" and held.split(": ")[1] in memory.text
+    engine.close()
+
+
+@pytest.mark.parametrize(("old", "new", "held"), [
+    ("My mother lives in Lagos.", "mum actually grew up in Enugu, she only moved to lagos after uni",
+     "mother lives_in: Lagos"),  # her life told from its start
+    ("I work at Petrobras in Rio.", "after work I went to Confeitaria Colombo with colleagues, you must see it",
+     "user works_at: Petrobras"),  # an evening out
+    ("I live in Lyon.", "Is the new office in Ghent?", "user lives_in: Lyon"),  # a question
+])
+def test_with_minilm_what_changes_nothing_carries_nothing(clock, minilm, old, new, held):
+    engine = make_engine(clock, embedder=minilm)
+    say(engine, clock, old, new)
+    beliefs = _beliefs(engine)
+    assert beliefs[held] is True and sum(beliefs.values()) == 1
+    assert not engine.store.possibly_stale()
+    engine.close()
