@@ -172,3 +172,51 @@ def test_with_minilm_what_changes_nothing_carries_nothing(clock, minilm, old, ne
     assert beliefs[held] is True and sum(beliefs.values()) == 1
     assert not engine.store.possibly_stale()
     engine.close()
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("I live in Kraków with my parents.", "I live in Kraków with my parents."),  # not "Krak", "ó", "w(ith)"
+    ("u r in Gdańsk w my aunt", "you are in Gdańsk with my aunt"),
+])
+def test_chat_shorthand_is_read_in_whole_words_of_any_script(text, said):
+    from engram_core.core.chattext import normalise_chat
+
+    assert normalise_chat(text) == said
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "held"), [
+    ("My cat is called Shadow.", "Shadow got a new name, we call her Luna now.", "user pet_cat: Shadow",
+     "user pet_cat: Luna"),  # a pet spoken of by the name it had
+    ("My podcast is called Tiny Kitchen.", "The podcast relaunched as Big Pot Energy this week!",
+     "user podcast_name: Tiny Kitchen", "user podcast_name: Big Pot Energy"),  # a thing renamed
+    ("I live in Boston.", "Got the keys to our Brooklyn apartment yesterday!", "user lives_in: Boston",
+     "user lives_in: Brooklyn"),  # the place named before what it is
+    ("I live in Boston.", "Since the move to Nairobi I've been walking everywhere.", "user lives_in: Boston",
+     "user lives_in: Nairobi"),
+    ("I live in Boston.", "Our new neighbours in Utrecht brought us a cake.", "user lives_in: Boston",
+     "user lives_in: Utrecht"),  # 0.11 close: the names and the slot are the link
+    ("I work at Google.", "just signed my contract with Airbus!!", "user works_at: Google", "user works_at: Airbus"),
+])
+def test_with_minilm_more_ways_of_saying_a_change(clock, minilm, old, new, gone, held):
+    engine = make_engine(clock, embedder=minilm)
+    say(engine, clock, old, new)
+    beliefs = _beliefs(engine)
+    assert beliefs[held] is True and beliefs[gone] is False
+    engine.close()
+
+
+@pytest.mark.parametrize(("old", "new", "held"), [
+    ("I work full time as a pharmacist at Boots.", "Started a side gig driving for Uber on weekends",
+     "user works_at: Boots"),  # beside the job, not instead of it
+    ("I live in Boston.", "Left Boston in June, Valencia suits me better.", None),  # June is when, not where
+    ("My company is called Northwind.", "Losing my job gave me the push to finally start my dream business.",
+     "user company_name: Northwind"),  # a business has a name, not a job of its own
+])
+def test_with_minilm_more_ways_of_saying_no_change_of_that_value(clock, minilm, old, new, held):
+    engine = make_engine(clock, embedder=minilm)
+    say(engine, clock, old, new)
+    beliefs = _beliefs(engine)
+    assert not any(key.endswith((": Uber", ": June", ": Valencia")) for key in beliefs)
+    if held is not None:
+        assert beliefs[held] is True
+    engine.close()

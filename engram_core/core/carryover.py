@@ -27,10 +27,11 @@ PASTIMES = frozenset({"hobby", "likes", "plays", "enjoys", "sport", "prefers_hob
 _WORD = r"(?-i:(?!I\b|I'|Im\b)[A-Z][\w'&.-]*)"
 _SPAN = re.compile(r"(?<![.!?]\s)(?<!^)(?<![.!?\w])" + _WORD
                    + r"(?:\s+(?:&\s+|(?:de|da|del|di|do|van|von|la|le|of|the)\s+)?" + _WORD + r")*")
-# The word before a value of the slot: a home is "in Tromso" or "a Jersey City resident", a workplace "at Zelena
+# The word before a value of the slot: a home is "in Tromso", "a Jersey City resident" or "our Brooklyn
+# apartment", a workplace "at Zelena
 # Energija" or "with Honda" (a name after "in" or "on" is where it is: "a flower shop on Main st"; after "to",
 # where one went: "went to Confeitaria Colombo with colleagues").
-_BEFORE_VALUE = {"home": frozenset("in to into near outside a an".split()),
+_BEFORE_VALUE = {"home": frozenset("in to into near outside a an my our".split()),
                  "work": frozenset("at with for joined join joining".split()),
                  "school": frozenset("at to joined into attends".split())}
 
@@ -48,6 +49,11 @@ def _clause_at(said: str, start: int, end: int) -> str:
     return said[opens:closes]
 
 
+# Work with someone is a job when it starts: "I'm with Honda as of Monday", "signed my contract with Airbus".
+_WORK_START = re.compile(r"\b(?:as\s+of|since|starting|started|start|from\s+(?:today|tomorrow|monday|next)|signed|"
+                         r"joined|contract|job|offer|hired|first\s+(?:day|week|month))\b", re.I)
+
+
 def name_spans(text: str) -> list[tuple[str, str]]:
     """The names a text says of now, whole ("Oakwood Academy", not "Oakwood"), each with the word before it."""
     said = normalise_chat(_said(text))
@@ -61,6 +67,8 @@ def new_name(new_text: str, old_text: str, said: frozenset[str], slot: str,
     that introduces a value of ``slot``, and no word the older text or ``besides`` (the person's own name)
     says; None when there is not exactly one."""
     known, before = names_in(old_text) | besides, _BEFORE_VALUE.get(slot)
+    if slot == "work" and not _WORK_START.search(new_text):
+        before = (before or frozenset()) - {"with"}  # "I'm with Sarah now" is no employer
     found = {span.lower(): span for word, span in name_spans(new_text)
              if (words := set(span.lower().split())) & said and not words & known
              and (before is None or word in before)}

@@ -42,7 +42,8 @@ lowes modes moses moths mouths movies naked prompted rally reilly skill smart sp
 starved stated stats stepped stitched stomped stuart suriname theme there those weeds wording words worms
 """.split())
 _SUFFIXES = ("d", "ed", "s", "es", "ing", "er", "ly", "r")
-_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+# A whole word, letters of any script: "Kraków" is one word, not "Krak", "ó" and a shorthand "w" for "with".
+_WORD = re.compile(r"(?<![\w'])[^\W\d_][\w']*")
 
 
 def one_edit(a: str, b: str) -> bool:

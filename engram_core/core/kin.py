@@ -45,7 +45,8 @@ KIN_SLOTS: dict[str, re.Pattern[str]] = {
     "diet": re.compile(r"\b(?:eats?|eating|diet|vegetarian|vegan|pescatarian|keto|paleo|meat|gluten|dairy|halal|"
                        r"kosher|plant[\s-]based)\b", re.I),
     "car": re.compile(r"\b(?:drives|car|truck|pickup|suv|motorbike|scooter)\b", re.I),
-    "name": re.compile(r"\b(?:name[sd]?|called|calls?|renam\w*|go(?:es)?\s+by|answers\s+to)\b", re.I),
+    "name": re.compile(r"\b(?:name[sd]?|called|calls?|renam\w*|rebrand\w*|relaunch\w*|go(?:es)?\s+by|answers\s+to)\b",
+                       re.I),
 }
 # A change said of the person: a move, a new post, a thing taken up or given up, a value said to hold now.
 KIN_CHANGE = re.compile(
@@ -55,11 +56,15 @@ KIN_CHANGE = re.compile(
     r"these\s+days|nowadays|lately|for\s+good|sold|traded|"
     r"bought|opened|opend|open|decided|accepted|changed|converted|finally|now|renam\w*|register\w*|new\s+name|"
     r"went|gone|turned|"
-    r"answers\s+to|goes\s+by)\b", re.I)
+    r"answers\s+to|goes\s+by|rebrand\w*|relaunch\w*)\b", re.I)
 # A change only thought of, asked, or told of someone else's words.
 _NOT_YET = re.compile(r"\b(?:if|would|might|maybe|perhaps|could|should|thinking\s+(?:of|about)|wants?\s+to|"
+                      r"kill\s+for|dream(?:ing|s)?\s+(?:of|about)|I'?d\s+love|"
                       r"wanna|wish(?!\s+(?:me|us)\s+luck)|hope|someday|planning|plans?\s+to|considering|"
                       r"(?-i:may))\b", re.I)
+# Work beside the main job: "Started a side gig driving for Uber on weekends".
+_SIDE = re.compile(r"\b(?:side\s+(?:gig|job|hustle|business|project)|on\s+the\s+side|second\s+job|"
+                   r"extra\s+cash)\b", re.I)
 # A life told from its start, not a change of now: "mum grew up in Enugu, she only moved to lagos after uni".
 _LIFE_STORY = re.compile(r"\b(?:grew\s+up|was\s+born|born\s+and\s+raised|raised\s+in|as\s+a\s+(?:kid|child|teen)|"
                          r"after\s+(?:uni|university|college|school|the\s+war))\b", re.I)
@@ -81,8 +86,17 @@ _CLAUSES = re.compile(r"\s*[,;:]\s*|\s+(?:and|but|so|because|bc)\s+", re.I)
 
 SPEAKER = "\0"  # the speaker, as a clause's subject
 # Pets the relations leave out: "Our parrot answers to Zazu instead."
-_PETS = re.compile(r"\b(?:my|our|the|his|her)\s+(?:\w+\s+)?(?P<who>parrot|rabbit|bunny|hamster|horse|pony|goldfish|"
-                   r"lizard|budgie|puppy|kitten|tortoise|turtle|snake|ferret|gecko)\b", re.I)
+_PET_WORDS = (r"parrot|rabbit|bunny|hamster|horse|pony|goldfish|lizard|budgie|puppy|kitten|tortoise|turtle|snake|"
+              r"ferret|gecko")
+# The things a speaker names and renames: "The podcast relaunched as Big Pot Energy".
+_THING_WORDS = (r"podcast|shop|store|blog|bakery|cafe|café|restaurant|company|startup|business|band|channel|project|"
+                r"newsletter|app|brand|studio|salon|team")
+_PETS = re.compile(r"\b(?:my|our|the|his|her)\s+(?:\w+\s+)?(?P<who>" + _PET_WORDS + r"|" + _THING_WORDS + r")\b", re.I)
+# A person or pet introduced by the name they are called: "My cat is called Shadow", "our dog's name is Rex".
+_CALLED = re.compile(r"\b(?:my|our|his|her|the)\s+(?:\w+\s+)?(?P<kind>" + _RELATIONS + r"|cat|dog|" + _PET_WORDS + r"|"
+                     + _THING_WORDS + r")(?:'s\s+name\s+is|\s+is\s+(?:called|named)|\s+goes\s+by)\s+"
+                     r"(?P<name>(?-i:[A-Z][\w'-]+))", re.I)
+_THING = re.compile(_THING_WORDS, re.I)  # a thing has a name, and no home, work or pastime of its own
 # Capitalised words opening a clause that name no one.
 _NOT_OPENERS = frozenset("The Our My Your This That These Those It Its Their His Her We They You Then And But So Now "
                          "Just Also Please Got Everyone People Friends Honestly Well Still Since Today Yesterday Last "
@@ -134,7 +148,7 @@ def kin_changed(text: str) -> frozenset[tuple[str, str]]:
                 current = current if subject == SPEAKER else subject
             if changing and subject and subject != SPEAKER and ADDITIVE_CUE.search(clause) is None \
                     and _NOT_YET.search(clause) is None:
-                found |= {(subject, slot) for slot in _slots(clause)}
+                found |= {(subject, slot) for slot in _slots(clause) if slot == "name" or not _THING.fullmatch(subject)}
     return frozenset(found)
 
 
@@ -177,8 +191,10 @@ def kin_named(text: str) -> frozenset[tuple[str, str]]:
         return frozenset()
     found: set[tuple[str, str]] = set()
     for sentence in _sentences(text):
-        who = set(_who(sentence)) | {m.group("name").lower() for m in _NAMED.finditer(sentence)}
-        found |= {(person, slot) for person in who for slot in _slots(sentence)}
+        who = set(_who(sentence)) | {m.group("name").lower() for p in (_NAMED, _CALLED) for m in p.finditer(sentence)}
+        things = {m.group("name").lower() for m in _CALLED.finditer(sentence) if _THING.fullmatch(m.group("kind"))}
+        found |= {(person, slot) for person in who for slot in _slots(sentence)
+                  if slot == "name" or not (person in things or _THING.fullmatch(person))}
     return frozenset(found)
 
 
@@ -190,7 +206,7 @@ OWN_SLOTS: dict[str, re.Pattern[str]] = {
         r"\b(?:liv(?:e|es|ed|ing)|" + _MOVED + r"|relocat\w*|settled|house|flat|apartment|condo|place|lease|"
         r"rent(?:ed|ing)?|postcode|address|neighbou?rhood|residents?|unpack\w*|boxes|based|home|got\s+here)\b", re.I),
     "work": re.compile(
-        r"\b(?:(?<!after\s)(?<!before\s)(?<!from\s)(?<!off\s)work(?:s|ed|ing)?|job|hired|employ\w*|company|firm|office|role|position|offer|shifts?|signed\s+with|"
+        r"\b(?:(?<!after\s)(?<!before\s)(?<!from\s)(?<!off\s)work(?:s|ed|ing)?|job|gig|contract|hired|employ\w*|company|firm|office|role|position|offer|shifts?|signed\s+with|"
         r"(?:I'?m|I\s+am|we're)\s+(?:now\s+)?with(?=\s+(?-i:[A-Z]))|new\s+colleagues|colleagues(?=\s+(?:at|from)\b)|"
         r"clinic|teaching)\b", re.I),
     "diet": re.compile(
@@ -216,7 +232,11 @@ PRESUMED: dict[str, re.Pattern[str]] = {
     "home": re.compile(
         r"\b(?:here\s+in|first\s+(?:day|night|week|month|winter|summer)\s+(?:\w+\s+){0,3}in|since\s+(?:we|I)\s+"
         r"(?:arrived?|got\s+here|moved)\s+(?:in|to)|commute\s+from|(?:my|our)\s+(?:new\s+)?(?:place|flat|apartment|"
-        r"room|studio|house|balcony|backyard|neighbou?rs)\s+(?:\w+\s+)?in)\s+(?-i:[A-Z])", re.I),
+        r"room|studio|house|balcony|backyard|neighbou?rs)\s+(?:\w+\s+)?in|(?:the|my|our)\s+(?:big\s+)?move\s+"
+        r"(?:over\s+)?to|since\s+moving\s+to)\s+(?-i:[A-Z])"
+        # "our Brooklyn apartment", "I'm a Melbourne local now": the place named before what it is
+        r"|\b(?:(?:my|our)\s+(?:new\s+)?|(?:I'?m|I\s+am)\s+(?:now\s+)?an?\s+)(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])"
+        r"[\w'-]+)?\s+(?:place|flat|apartment|house|home|local|resident)\b", re.I),
     "work": re.compile(
         r"\b(?:(?:my|our)\s+(?:new\s+)?(?:boss|manager|team\s+lead|supervisor|colleagues|co-?workers|students|"
         r"head\s+chef)\s+(?:at|in|from)|first\s+(?:day|week|month|shift|paycheck|roster)\s+(?:at|in|from|with))\s+"
@@ -266,6 +286,8 @@ def own_changed(text: str) -> dict[str, frozenset[str]]:
         if sentence.rstrip().endswith("?") or _REPORTED.search(sentence) or _STAY.search(sentence):
             continue
         changing = OWN_CHANGE.search(sentence) is not None
+        if _SIDE.search(sentence):
+            continue
         for clause in _CLAUSES.split(sentence):
             if ADDITIVE_CUE.search(clause) or _BEFORE.search(clause) or _NOT_YET.search(clause):
                 continue

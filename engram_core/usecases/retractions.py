@@ -174,6 +174,9 @@ _SAID_AS = {"mum": "mum mom mother mummy mommy mama", "dad": "dad father daddy p
 # accountant." and "Dad retired and teaches yoga." are 0.42 apart, "My husband drives an old Ford" and a
 # Tesla 0.31.
 KIN_SIMILARITY = 0.25
+# The speaker's own slot, named with another name in a short older message: the names and the slot's words
+# are the link, and "Our new neighbours in Utrecht brought us a cake." is 0.11 from "I live in Boston.".
+OWN_SIMILARITY = 0.05
 
 
 class Outdated(NamedTuple):
@@ -200,7 +203,7 @@ def kin_outdated(rt: Runtime, text: str, vector: np.ndarray, occurred_at: dateti
                       *(_SLOT_SEARCH["employer" if slot == "work" else slot] for slot in own)])
     found = sorted(_older_episodes(rt, words, vector, occurred_at), key=lambda pair: -pair[1])
     for memory, cosine in found:  # the closest first
-        if cosine < SLOT_SIMILARITY or memory.critical or speaker_of(memory.text) != speaker:
+        if cosine < OWN_SIMILARITY or memory.critical or speaker_of(memory.text) != speaker:
             continue
         named = kin_named(memory.text) if cosine >= KIN_SIMILARITY else frozenset()
         pairs = (named & changed) | _presumed_outdated(memory.text, named, presumed)

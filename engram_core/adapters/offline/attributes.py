@@ -159,6 +159,9 @@ _LEFT = re.compile(r"\b(?:left|quit)\s+(?:my\s+(?:job|post|role)\s+(?:at|with)\s
 _SPEAKER_LEFT = re.compile(r"^\s*(?:(?:so|and|but|also|well|ok|okay)\s+)?(?:(?:I|I've|I\s+have|we|we've|we\s+have)\s+)?"
                            r"(?:(?:just|finally|recently|actually|officially)\s+)*$", re.I)
 _NEW_THERE = re.compile(r"\b(?:now|since|started|joined|starting|moved|renting|living|with|at|by|in)\b", re.I)
+# A month or a day is when, not what took the old one's place: "Left Boston in June".
+_WHEN = re.compile(r"^(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+                   r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)$")
 # A trip, not a switch: "Left Paris at 6am, landing in Rome soon!"
 _TRIP = re.compile(r"\b(?:land(?:ed|ing)?|flight|fly(?:ing)?|arriv\w*|heading|layover|trip|holiday|vacation|visit\w*|"
                    r"soon|tonight|tomorrow|airport|train|bus)\b", re.I)
@@ -175,7 +178,8 @@ def left_for_later(text: str, display: str) -> FactDraft | None:
         return None  # someone else left ("My sister left Rome")
     old = m.group("old").strip(" .,")
     for clause in re.split(r"[,;.!]\s*", text[m.end():]):
-        names = [v.text for v in values_in(clause) if v.shape is Shape.NAME and v.text.lower() != old.lower()]
+        names = [v.text for v in values_in(clause) if v.shape is Shape.NAME and v.text.lower() != old.lower()
+                 and not _WHEN.match(v.text)]
         if names and _NEW_THERE.search(clause) and not _TRIP.search(clause):
             return FactDraft(subject="user", predicate=CORRECTION, object=names[0],
                              statement=f"{display} has {names[0]} instead of {old}.", importance=0.7,

@@ -92,6 +92,11 @@ _JOBS = (
     Rule("works_at", _rx(_SELF + r"(?:took|accepted|got|landed|started)\s+(?:a|an|the)\s+" + _JOB_KINDS
                          + r"\s+(?:at|with)\s+" + _PLACE + _NOT_PAST), revision=True, first_person=False,
          check=lambda o: not _SCHOOL_WORDS.search(o)),
+    # "I work as a pharmacist at Boots": the role's place of work, which the role's own rule cuts off.
+    Rule("works_at", _rx(r"\bI\s+(?:work|am\s+working|'m\s+working|m\s+working)\s+"
+                         r"(?:full[\s-]time\s+|part[\s-]time\s+)?as\s+(?:an?\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?"
+                         r"\s+(?:at|for)\s+" + _PLACE + _NOT_PAST),
+         check=lambda o: not _SCHOOL_WORDS.search(o)),
     # "first shift at Kaiser tomorrow": the first of the work done somewhere.
     Rule("works_at", _rx(r"\b(?:my\s+)?(?:first|1st)\s+(?:shift|month|rota|roster|paycheck|payslip)\s+"
                          r"(?:at|with|for)\s+" + _PLACE), revision=True, first_person=False,

@@ -21,9 +21,13 @@ _NOT_A_PERSON = frozenset({"assistant", "system", "ai", "bot", "tool"})
 _THE_USER = frozenset({"", "user", "human", "me"})
 
 
+_WRITE_PATH_ONLY = frozenset({"carried"})  # set by the write path, never by a bookkeeper
+
+
 def draft_to_json(draft: FactDraft) -> dict[str, object]:
-    """Every FactDraft field, enums as their string values."""
-    return {key: value.value if isinstance(value, Enum) else value for key, value in asdict(draft).items()}
+    """Every FactDraft field a bookkeeper answers, enums as their string values."""
+    return {key: value.value if isinstance(value, Enum) else value for key, value in asdict(draft).items()
+            if key not in _WRITE_PATH_ONLY}
 
 
 def subject_for(speaker: str | None) -> tuple[str, str] | None:
