@@ -220,3 +220,31 @@ def test_with_minilm_more_ways_of_saying_no_change_of_that_value(clock, minilm, 
     if held is not None:
         assert beliefs[held] is True
     engine.close()
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "held"), [
+    ("My daughter studies at UCLA.", "My daughter transferred to Stanford this fall.", "daughter studies_at: UCLA",
+     "daughter studies_at: Stanford"),
+    ("My wife is a teacher.", "My wife got promoted, she's the principal now.", "wife job_title: teacher",
+     "wife job_title: principal"),
+    ("My dad works at Ford.", "Dad finally left Ford and is consulting for Rivian now.", "father works_at: Ford",
+     "father works_at: Rivian"),  # the second clause goes on with the first one's subject
+    ("My dog's name is Max.", "We renamed our dog Rocky, Max never suited him.", "user pet_dog: Max",
+     "user pet_dog: Rocky"),  # one of many pets: the rename says which
+])
+def test_with_minilm_changes_in_someone_elses_life_make_the_new_fact(clock, minilm, old, new, gone, held):
+    engine = make_engine(clock, embedder=minilm)
+    say(engine, clock, old, new)
+    beliefs = _beliefs(engine)
+    assert beliefs[held] is True and beliefs[gone] is False
+    engine.close()
+
+
+def test_with_minilm_someones_friend_is_not_them(clock, minilm):
+    engine = make_engine(clock, embedder=minilm)
+    say(engine, clock, "My daughter Mei studies at University of Melbourne.",
+        "Mei's best friend transferred to Monash this semester, Mei's a bit sad about it.")
+    beliefs = _beliefs(engine)
+    assert [held for key, held in beliefs.items() if key.startswith("daughter studies_at")] == [True]
+    assert not any("Monash" in key for key in beliefs) and not engine.store.possibly_stale()
+    engine.close()

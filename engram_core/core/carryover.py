@@ -118,7 +118,8 @@ _NOT_PASTIMES = frozenset("it that this them him her me you something anything e
 # A new occupation, after the words that say someone took it up: "Mom became a midwife", "he works as a
 # paramedic now", "qualified as a pharmacist".
 _OCCUPATION = re.compile(r"\b(?:became|becomes|become|is\s+now|'s\s+now|now\s+works\s+as|works\s+as|working\s+as|"
-                         r"got\s+a\s+job\s+as|hired\s+as|trained\s+as|qualified\s+as|retrained\s+as)\s+(?:a|an)\s+"
+                         r"got\s+a\s+job\s+as|hired\s+as|trained\s+as|qualified\s+as|retrained\s+as|"
+                         r"promoted\s+to|(?:is|'s)(?=\s+(?:the|a|an)\s+\w+(?:\s+\w+)?\s+now\b))\s+(?:a|an|the)\s+"
                          r"(?P<value>[\w'-]+(?:\s+[\w'-]+){0,2}?)(?=\s*(?:$|[,.;:!?)]|\s(?:now|instead|these\s+days|"
                          r"lately|last|this|in|at|for|and|but|since|after)\b))", re.I)
 

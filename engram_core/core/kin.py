@@ -31,7 +31,7 @@ KIN_SLOTS: dict[str, re.Pattern[str]] = {
         r"apartment|condo|house|balcony|based\s+in|transferr?ed\s+to|(?:bought|got|found|rented|took)\s+(?:a|an|his|"
         r"her|their)\s+(?:new\s+)?place|(?:is|'s|are)\s+(?:now\s+)?in\s+(?-i:[A-Z])\w*)\b", re.I),
     "work": re.compile(
-        r"\b(?:work(?:s|ed|ing)?\s+(?:at|for|in|as)|job|career|hired|employ\w*|company|firm|retir\w*|promot\w*|shop|"
+        r"\b(?:work(?:s|ed|ing)?\s+(?:at|for|in|as)|job|career|hired|consult\w*|freelanc\w*|employ\w*|company|firm|retir\w*|promot\w*|shop|"
         r"restaurant|business|transferr?ed\s+to|teach(?:es|ing)?|driv(?:es|ing)\s+(?:a\s+)?(?:taxi|cab|bus|truck|lorry)|"
         r"(?:is|'s|as|became|become|becomes)\s+an?\s+(?:[\w-]+\s+)?[\w-]*(?:er|or|ist|ian|ant|ent|nurse|chef|"
         r"doctor|cop|clerk|pilot|principal|barista|medic|midwife|administrator))\b", re.I),
@@ -65,13 +65,19 @@ _NOT_YET = re.compile(r"\b(?:if|would|might|maybe|perhaps|could|should|thinking\
 # Work beside the main job: "Started a side gig driving for Uber on weekends".
 _SIDE = re.compile(r"\b(?:side\s+(?:gig|job|hustle|business|project)|on\s+the\s+side|second\s+job|"
                    r"extra\s+cash)\b", re.I)
+# A clause that goes on with the last one's subject: "Dad left Ford and is consulting for Rivian now".
+_GOES_ON = re.compile(r"^\s*(?:is|was|has|had|got|gets|started|starts|moved|works|took|became|quit|left|joined|"
+                      r"now\s+(?:is|works|lives))\b", re.I)
 # A life told from its start, not a change of now: "mum grew up in Enugu, she only moved to lagos after uni".
 _LIFE_STORY = re.compile(r"\b(?:grew\s+up|was\s+born|born\s+and\s+raised|raised\s+in|as\s+a\s+(?:kid|child|teen)|"
                          r"after\s+(?:uni|university|college|school|the\s+war))\b", re.I)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 # A name opening a clause, before a word in lower case ("Paulo's in Porto", "Arjun surprised me"): someone only
 # where an older message introduced the name ("my cousin Paulo").
-_OPENING_NAME = re.compile(r"^\W*(?P<name>(?-i:[A-Z][a-z]{2,})(?<!ing))(?:'s\b|\s+(?-i:[a-z]))")
+# A name opening a clause, not as someone's ("Mei's best friend transferred": the friend, not Mei).
+_OPENING_NAME = re.compile(r"^\W*(?P<name>(?-i:[A-Z][a-z]{2,})(?<!ing))(?:'s\b(?!\s+(?:\w+\s+)?(?:" + _RELATIONS
+                           + r"|friend|boss|colleague|roommate|flatmate|neighbou?r|teacher|partner|coach)\b)|"
+                           r"\s+(?-i:[a-z]))")
 SHORT_WORDS = 40  # an older message longer than this speaks of more than one thing of the person
 
 
@@ -143,7 +149,7 @@ def kin_changed(text: str) -> frozenset[tuple[str, str]]:
             and _LIFE_STORY.search(sentence) is None
         for clause in _CLAUSES.split(sentence):
             mentions = _mentions(clause)
-            subject = (mentions[0][1] or current) if mentions else ""
+            subject = (mentions[0][1] or current) if mentions else (current if _GOES_ON.match(clause) else "")
             if mentions:
                 current = current if subject == SPEAKER else subject
             if changing and subject and subject != SPEAKER and ADDITIVE_CUE.search(clause) is None \
@@ -172,7 +178,7 @@ def kin_presumed(text: str) -> dict[tuple[str, str], frozenset[str]]:
             continue
         for clause in _CLAUSES.split(sentence):
             mentions = _mentions(clause)
-            subject = (mentions[0][1] or current) if mentions else ""
+            subject = (mentions[0][1] or current) if mentions else (current if _GOES_ON.match(clause) else "")
             if mentions:
                 current = current if subject == SPEAKER else subject
             if not subject or subject == SPEAKER or _NOT_YET.search(clause) or _BEFORE.search(clause):

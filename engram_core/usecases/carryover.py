@@ -10,7 +10,7 @@ from engram_core.core.carryover import (
     CARRIED_SLOTS, PASTIMES, carried, new_diet, new_name, new_occupation, new_pastime,
 )
 from engram_core.core.kin import names_in, own_changed
-from engram_core.core.model import Belief, FactDraft
+from engram_core.core.model import Belief, Cardinality, FactDraft
 from engram_core.core.slots import belief_slot
 from engram_core.usecases.retractions import Outdated, said_with
 from engram_core.usecases.runtime import Runtime
@@ -20,6 +20,8 @@ def _fills(predicate: str, subject: str, slot: str) -> bool:
     """The predicate holds the slot's value: "lives_in" a home, "band_name" or "name" a name, "hobby" a pastime."""
     if slot == "pastime":
         return predicate in PASTIMES
+    if slot == "school" and predicate in ("studies_at", "school"):
+        return True
     if slot == "name" and predicate.endswith("_name"):
         return True
     held = belief_slot(predicate, subject)
@@ -47,8 +49,8 @@ def carried_facts(rt: Runtime, outdated: Sequence[Outdated], text: str,
                   drafts: Sequence[FactDraft]) -> tuple[list[FactDraft], list[FactDraft]]:
     """The message's own facts, and the facts carried over from the outdated messages: each current fact of
     one that holds the changed slot, carried to the one new value this message names for it. When the
-    message's own fact already holds a new pastime of that person ("son hobby: robotics"), it replaces
-    the older pastime instead: a hobby is one of many, so only the change says which it replaces."""
+    message's own fact already holds a new value of one of many ("son hobby: robotics", "pet_dog: Rocky"), it
+    replaces the older value instead: only the change says which of many it replaces."""
     own = own_changed(text) if any(not o.person for o in outdated) else {}
     kept, found = list(drafts), dict[tuple[str, str], FactDraft]()
     for item, slot in ((o, slot) for o in outdated for slot in CARRIED_SLOTS.get(o.slot, ())):
@@ -57,8 +59,10 @@ def carried_facts(rt: Runtime, outdated: Sequence[Outdated], text: str,
             mine = [i for i, d in enumerate(kept)
                     if d.subject.lower() == key[0] and _fills(d.predicate, d.subject, slot)]
             if mine:
-                if slot == "pastime" and not kept[mine[0]].replaces and not kept[mine[0]].negated:
-                    kept[mine[0]] = replace(kept[mine[0]], replaces=belief.object, carried=True)
+                draft = kept[mine[0]]
+                many = slot == "pastime" or belief.cardinality is not Cardinality.ONE
+                if many and not draft.replaces and not draft.negated and draft.object.lower() != belief.object.lower():
+                    kept[mine[0]] = replace(draft, replaces=belief.object, carried=True)
                 continue
             value = _new_value(item, slot, text, own)
             if value is not None and (draft := carried(belief, value, text)) is not None:
