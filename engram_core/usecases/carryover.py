@@ -59,10 +59,11 @@ def carried_facts(rt: Runtime, outdated: Sequence[Outdated], text: str,
             mine = [i for i, d in enumerate(kept)
                     if d.subject.lower() == key[0] and _fills(d.predicate, d.subject, slot)]
             if mine:
-                draft = kept[mine[0]]
+                own_fact = kept[mine[0]]
                 many = slot == "pastime" or belief.cardinality is not Cardinality.ONE
-                if many and not draft.replaces and not draft.negated and draft.object.lower() != belief.object.lower():
-                    kept[mine[0]] = replace(draft, replaces=belief.object, carried=True)
+                if many and not own_fact.replaces and not own_fact.negated \
+                        and own_fact.object.lower() != belief.object.lower():
+                    kept[mine[0]] = replace(own_fact, replaces=belief.object, carried=True)
                 continue
             value = _new_value(item, slot, text, own)
             if value is not None and (draft := carried(belief, value, text)) is not None:
