@@ -248,3 +248,14 @@ def test_with_minilm_someones_friend_is_not_them(clock, minilm):
     assert [held for key, held in beliefs.items() if key.startswith("daughter studies_at")] == [True]
     assert not any("Monash" in key for key in beliefs) and not engine.store.possibly_stale()
     engine.close()
+
+
+@pytest.mark.parametrize(("old", "new", "gone"), [
+    ("I really enjoy running.", "I don't run anymore, my knees can't take it.", "user likes: running"),
+    ("I love watching football.", "I stopped following football after the scandal.", "user likes: watching football"),
+])
+def test_with_minilm_a_taste_stopped_in_other_words_ends(clock, minilm, old, new, gone):
+    engine = make_engine(clock, embedder=minilm)
+    say(engine, clock, old, new)
+    assert _beliefs(engine)[gone] is False
+    engine.close()

@@ -17,6 +17,11 @@ def test_stem_meets_restatements() -> None:
     assert stem("bands") == "band" and stem("glass") == "glass"
 
 
+def test_stem_undoubles_a_consonant_doubled_before_ing_and_ed() -> None:
+    assert stem("running") == stem("run") and stem("shopped") == stem("shop") and stem("planning") == stem("plan")
+    assert stem("falling") == stem("fall") and stem("added") == stem("add") and stem("stuffing") == stem("stuff")
+
+
 def test_a_fact_that_restates_its_source_carries_it() -> None:
     assert carries("The user's name is Dana.", "My name is Dana.")
     assert carries("The user lives in Lisbon.", "I live in Lisbon now.")

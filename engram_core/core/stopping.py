@@ -106,6 +106,9 @@ def stopping_sentences(text: str) -> str:
 # The thing an ending names after it: "retired from Shell", "left Blue Bottle", "quit rugby", "sold my guitar",
 # up to three words, to the first word that starts another clause ("quit rugby after his knee injury").
 _ENDED = re.compile(r"\b(?:retired\s+from|last\s+(?:day|shift)\s+(?:at|with|of)|notice\s+at|left|quit|"
+                    # "stopped following football", "cancelled my gym membership", "I don't run anymore"
+                    r"stopped\s+(?:following|watching|playing|doing|going\s+to|listening\s+to|reading)|"
+                    r"cancell?ed|(?:don'?t|do\s+not|no\s+longer)(?=\s+\w+\s+(?:anymore|any\s+more)\b)|"
                     r"dropped\s+out\s+of|dropped|ditched|uninstalled|deleted|"
                     r"sold|gr[eo]wn?\s+out\s+of|outgrew|pulled\s+(?:\w+\s+)?out\s+of|can'?t\s+(?:stand|stomach|face|"
                     r"handle|look\s+at|take|do|eat|drink)|cut|gave\s+up|given\s+up)\s+(?:(?:the|a|an|my|his|her|their|our)\s+)?"

@@ -32,8 +32,13 @@ def stem(word: str) -> str:
     for suffix in ("ies", "ing", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
             word = word[: len(word) - len(suffix)] + ("y" if suffix == "ies" else "")
+            if suffix in ("ing", "ed") and _DOUBLED.search(word):
+                word = word[:-1]  # "running" and "run", "shopped" and "shop" ("falling" keeps "fall")
             break
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+_DOUBLED = re.compile(r"([bgmnprt])\1$")  # doubled before "ing" and "ed"; not "add", "fall", "stuff", "buzz"
 
 
 def meaning(text: str) -> frozenset[str]:
