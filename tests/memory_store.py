@@ -23,13 +23,14 @@ from engram_core.core.model import (
     AccessState, Belief, DreamAction, DreamProposal, Event, Memory, MemoryStatus, Message, ModelCall,
 )
 from engram_core.core.retention import RECALLABLE
-from engram_core.core.words import content_words
+from engram_core.core.words import content_words, stem
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def _words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text)}
+    """The words of a text, stemmed as SQLite's porter tokenizer stems them, near enough ("running": "run")."""
+    return {stem(w.lower()) for w in _WORD.findall(text)}
 
 
 @dataclass
@@ -223,7 +224,7 @@ class MemoryStore:
         return counts
 
     def lexical_search(self, query: str, limit: int, active_only: bool = True) -> list[tuple[str, float]]:
-        wanted = set(content_words(_WORD.findall(query.lower())))
+        wanted = {stem(w) for w in content_words(_WORD.findall(query.lower()))}
         statuses = {MemoryStatus.ACTIVE} if active_only else set(RECALLABLE)
         scored = [(m.id, float(len(wanted & _words(m.text)))) for m in self._state.memories.values()
                   if m.status in statuses]
