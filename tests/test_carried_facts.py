@@ -259,3 +259,11 @@ def test_with_minilm_a_taste_stopped_in_other_words_ends(clock, minilm, old, new
     say(engine, clock, old, new)
     assert _beliefs(engine)[gone] is False
     engine.close()
+
+
+def test_with_minilm_a_clause_that_ends_a_diet_names_no_new_one(clock, minilm):
+    engine = make_engine(clock, embedder=minilm)
+    say(engine, clock, "I'm on keto.", "Keto is over, I'm doing intermittent fasting now.")
+    beliefs = _beliefs(engine)
+    assert beliefs["user diet: keto"] is False and beliefs["user diet: fasting"] is True
+    engine.close()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from engram_core.core.chattext import normalise_chat
+from engram_core.core.stopping import clause_stops
 from engram_core.core.restatements import _ALIASES, _BARE_RELATION, _NAMED, _PEOPLE, _RELATIONS, ADDITIVE_CUE, _said
 
 # A move of home, not of a thing moved ("moved the concert ticket", "the moving van").
@@ -295,8 +296,8 @@ def own_changed(text: str) -> dict[str, frozenset[str]]:
         if _SIDE.search(sentence):
             continue
         for clause in _CLAUSES.split(sentence):
-            if ADDITIVE_CUE.search(clause) or _BEFORE.search(clause) or _NOT_YET.search(clause):
-                continue
+            if ADDITIVE_CUE.search(clause) or _BEFORE.search(clause) or _NOT_YET.search(clause) or clause_stops(clause):
+                continue  # a clause that ends a value ("Keto is over") names no new one
             mentions = _mentions(clause, openers=False)
             own = changing and not (mentions and mentions[0][1] != SPEAKER)
             for slot, words in OWN_SLOTS.items():
