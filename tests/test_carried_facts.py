@@ -4,13 +4,17 @@ Ghent." holds "lives in Ghent"), and a correction writes the fact it ends anew w
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 
 import pytest
 from conftest import make_engine, say
 
+from engram_core.core.chattext import normalise_chat
 from engram_core.core.carryover import carried, name_spans, new_name, new_occupation, new_pastime, set_right
 from engram_core.core.model import Belief, Cardinality
+from engram_core.usecases.engine import Engine
 
 pytestmark = pytest.mark.both_stores
 
@@ -108,6 +112,17 @@ def _beliefs(engine) -> dict[str, bool]:
     return {f"{b.subject} {b.predicate}: {b.object}": b.is_current() for b in engine.store.all_beliefs()}
 
 
+@contextmanager
+def _told(clock, minilm, *messages: str) -> Iterator[tuple[Engine, dict[str, bool]]]:
+    """An engine told ``messages`` three days apart, with its beliefs (current or not) after them."""
+    engine = make_engine(clock, embedder=minilm)
+    say(engine, clock, *messages)
+    try:
+        yield engine, _beliefs(engine)
+    finally:
+        engine.close()
+
+
 @pytest.mark.parametrize(("old", "new", "gone", "held"), [
     ("I live in Lyon.", "Ended up buying a house in Ghent.", "user lives_in: Lyon", "user lives_in: Ghent"),
     ("I work at Toyota.", "I'm with Honda as of Monday.", "user works_at: Toyota", "user works_at: Honda"),
@@ -119,72 +134,6 @@ def _beliefs(engine) -> dict[str, bool]:
      "mother job_title: midwife"),
     ("My wife's hobby is pottery.", "My wife got really into rock climbing instead.", "wife hobby: pottery",
      "wife hobby: rock climbing"),
-])
-def test_with_minilm_a_change_in_other_words_makes_the_new_fact(clock, minilm, old, new, gone, held):
-    engine = make_engine(clock, embedder=minilm)
-    say(engine, clock, old, new)
-    beliefs = _beliefs(engine)
-    assert beliefs[held] is True and beliefs[gone] is False
-    ended = next(b for b in engine.store.all_beliefs() if f"{b.subject} {b.predicate}: {b.object}" == gone)
-    assert ended.superseded_by is not None  # history: what replaced it
-    engine.close()
-
-
-def test_with_minilm_the_older_words_stay_for_questions_about_the_past(clock, minilm):
-    engine = make_engine(clock, embedder=minilm)
-    say(engine, clock, "I live in Lyon.", "Ended up buying a house in Ghent.")
-    assert "I live in Lyon." not in engine.recall("Where do I live?", 256, reinforce=False).block
-    assert "I live in Lyon." in engine.recall("Where did I live before?", 256, reinforce=False).block
-    older = next(m for m in engine.store.memories() if m.text == "I live in Lyon.")
-    assert engine.store.possibly_stale()[older.id].startswith("a newer message changes its home")
-    engine.close()
-
-
-@pytest.mark.parametrize(("old", "new", "gone", "held"), [
-    ("My boss's name is Grete.", "I misspelled it, my boss is Greta.", "boss name: Grete", "boss name: Greta"),
-    ("My birthday is March 14.", "Oops, my birthday's actually March 17.", "user birthday: March 14",
-     "user birthday: March 17"),
-    ("My daughter's name is Ellie.", "I spelled it wrong, it's Elly.", "user family_daughter: Ellie",
-     "user family_daughter: Elly"),
-])
-def test_with_minilm_a_correction_writes_the_fact_it_ends_anew(clock, minilm, old, new, gone, held):
-    engine = make_engine(clock, embedder=minilm)
-    say(engine, clock, old, new)
-    beliefs = _beliefs(engine)
-    assert beliefs[held] is True and beliefs[gone] is False
-    fixed = next(b for b in engine.store.all_beliefs() if f"{b.subject} {b.predicate}: {b.object}" == held)
-    memory = engine.store.get_memory(fixed.memory_id or "")
-    assert memory is not None and memory.status.value == "active" and held.split(": ")[1] in memory.text
-    engine.close()
-
-
-@pytest.mark.parametrize(("old", "new", "held"), [
-    ("My mother lives in Lagos.", "mum actually grew up in Enugu, she only moved to lagos after uni",
-     "mother lives_in: Lagos"),  # her life told from its start
-    ("I work at Petrobras in Rio.", "after work I went to Confeitaria Colombo with colleagues, you must see it",
-     "user works_at: Petrobras"),  # an evening out
-    ("I live in Lyon.", "Is the new office in Ghent?", "user lives_in: Lyon"),  # a question
-])
-def test_with_minilm_what_changes_nothing_carries_nothing(clock, minilm, old, new, held):
-    engine = make_engine(clock, embedder=minilm)
-    say(engine, clock, old, new)
-    beliefs = _beliefs(engine)
-    assert beliefs[held] is True and sum(beliefs.values()) == 1
-    assert not engine.store.possibly_stale()
-    engine.close()
-
-
-@pytest.mark.parametrize(("text", "said"), [
-    ("I live in Kraków with my parents.", "I live in Kraków with my parents."),  # not "Krak", "ó", "w(ith)"
-    ("u r in Gdańsk w my aunt", "you are in Gdańsk with my aunt"),
-])
-def test_chat_shorthand_is_read_in_whole_words_of_any_script(text, said):
-    from engram_core.core.chattext import normalise_chat
-
-    assert normalise_chat(text) == said
-
-
-@pytest.mark.parametrize(("old", "new", "gone", "held"), [
     ("My cat is called Shadow.", "Shadow got a new name, we call her Luna now.", "user pet_cat: Shadow",
      "user pet_cat: Luna"),  # a pet spoken of by the name it had
     ("My podcast is called Tiny Kitchen.", "The podcast relaunched as Big Pot Energy this week!",
@@ -196,13 +145,64 @@ def test_chat_shorthand_is_read_in_whole_words_of_any_script(text, said):
     ("I live in Boston.", "Our new neighbours in Utrecht brought us a cake.", "user lives_in: Boston",
      "user lives_in: Utrecht"),  # 0.11 close: the names and the slot are the link
     ("I work at Google.", "just signed my contract with Airbus!!", "user works_at: Google", "user works_at: Airbus"),
+    ("My daughter studies at UCLA.", "My daughter transferred to Stanford this fall.", "daughter studies_at: UCLA",
+     "daughter studies_at: Stanford"),
+    ("My wife is a teacher.", "My wife got promoted, she's the principal now.", "wife job_title: teacher",
+     "wife job_title: principal"),
+    ("My dad works at Ford.", "Dad finally left Ford and is consulting for Rivian now.", "father works_at: Ford",
+     "father works_at: Rivian"),  # the second clause goes on with the first one's subject
+    ("My dog's name is Max.", "We renamed our dog Rocky, Max never suited him.", "user pet_dog: Max",
+     "user pet_dog: Rocky"),  # one of many pets: the rename says which
 ])
-def test_with_minilm_more_ways_of_saying_a_change(clock, minilm, old, new, gone, held):
-    engine = make_engine(clock, embedder=minilm)
-    say(engine, clock, old, new)
-    beliefs = _beliefs(engine)
-    assert beliefs[held] is True and beliefs[gone] is False
-    engine.close()
+def test_with_minilm_a_change_in_other_words_makes_the_new_fact(clock, minilm, old, new, gone, held):
+    with _told(clock, minilm, old, new) as (engine, beliefs):
+        assert beliefs[held] is True and beliefs[gone] is False
+        ended = next(b for b in engine.store.all_beliefs() if f"{b.subject} {b.predicate}: {b.object}" == gone)
+        assert ended.superseded_by is not None  # history: what replaced it
+
+
+def test_with_minilm_the_older_words_stay_for_questions_about_the_past(clock, minilm):
+    with _told(clock, minilm, "I live in Lyon.", "Ended up buying a house in Ghent.") as (engine, beliefs):
+        assert "I live in Lyon." not in engine.recall("Where do I live?", 256, reinforce=False).block
+        assert "I live in Lyon." in engine.recall("Where did I live before?", 256, reinforce=False).block
+        older = next(m for m in engine.store.memories() if m.text == "I live in Lyon.")
+        assert engine.store.possibly_stale()[older.id].startswith("a newer message changes its home")
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "held"), [
+    ("My boss's name is Grete.", "I misspelled it, my boss is Greta.", "boss name: Grete", "boss name: Greta"),
+    ("My birthday is March 14.", "Oops, my birthday's actually March 17.", "user birthday: March 14",
+     "user birthday: March 17"),
+    ("My daughter's name is Ellie.", "I spelled it wrong, it's Elly.", "user family_daughter: Ellie",
+     "user family_daughter: Elly"),
+])
+def test_with_minilm_a_correction_writes_the_fact_it_ends_anew(clock, minilm, old, new, gone, held):
+    with _told(clock, minilm, old, new) as (engine, beliefs):
+        assert beliefs[held] is True and beliefs[gone] is False
+        fixed = next(b for b in engine.store.all_beliefs() if f"{b.subject} {b.predicate}: {b.object}" == held)
+        memory = engine.store.get_memory(fixed.memory_id or "")
+        assert memory is not None and memory.status.value == "active" and held.split(": ")[1] in memory.text
+
+
+@pytest.mark.parametrize(("old", "new", "held"), [
+    ("My mother lives in Lagos.", "mum actually grew up in Enugu, she only moved to lagos after uni",
+     "mother lives_in: Lagos"),  # her life told from its start
+    ("I work at Petrobras in Rio.", "after work I went to Confeitaria Colombo with colleagues, you must see it",
+     "user works_at: Petrobras"),  # an evening out
+    ("I live in Lyon.", "Is the new office in Ghent?", "user lives_in: Lyon"),  # a question
+])
+def test_with_minilm_what_changes_nothing_carries_nothing(clock, minilm, old, new, held):
+    with _told(clock, minilm, old, new) as (engine, beliefs):
+        assert beliefs[held] is True and sum(beliefs.values()) == 1
+        assert not engine.store.possibly_stale()
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("I live in Kraków with my parents.", "I live in Kraków with my parents."),  # not "Krak", "ó", "w(ith)"
+    ("u r in Gdańsk w my aunt", "you are in Gdańsk with my aunt"),
+])
+def test_chat_shorthand_is_read_in_whole_words_of_any_script(text, said):
+    assert normalise_chat(text) == said
 
 
 @pytest.mark.parametrize(("old", "new", "held"), [
@@ -213,41 +213,17 @@ def test_with_minilm_more_ways_of_saying_a_change(clock, minilm, old, new, gone,
      "user company_name: Northwind"),  # a business has a name, not a job of its own
 ])
 def test_with_minilm_more_ways_of_saying_no_change_of_that_value(clock, minilm, old, new, held):
-    engine = make_engine(clock, embedder=minilm)
-    say(engine, clock, old, new)
-    beliefs = _beliefs(engine)
-    assert not any(key.endswith((": Uber", ": June", ": Valencia")) for key in beliefs)
-    if held is not None:
-        assert beliefs[held] is True
-    engine.close()
-
-
-@pytest.mark.parametrize(("old", "new", "gone", "held"), [
-    ("My daughter studies at UCLA.", "My daughter transferred to Stanford this fall.", "daughter studies_at: UCLA",
-     "daughter studies_at: Stanford"),
-    ("My wife is a teacher.", "My wife got promoted, she's the principal now.", "wife job_title: teacher",
-     "wife job_title: principal"),
-    ("My dad works at Ford.", "Dad finally left Ford and is consulting for Rivian now.", "father works_at: Ford",
-     "father works_at: Rivian"),  # the second clause goes on with the first one's subject
-    ("My dog's name is Max.", "We renamed our dog Rocky, Max never suited him.", "user pet_dog: Max",
-     "user pet_dog: Rocky"),  # one of many pets: the rename says which
-])
-def test_with_minilm_changes_in_someone_elses_life_make_the_new_fact(clock, minilm, old, new, gone, held):
-    engine = make_engine(clock, embedder=minilm)
-    say(engine, clock, old, new)
-    beliefs = _beliefs(engine)
-    assert beliefs[held] is True and beliefs[gone] is False
-    engine.close()
+    with _told(clock, minilm, old, new) as (engine, beliefs):
+        assert not any(key.endswith((": Uber", ": June", ": Valencia")) for key in beliefs)
+        if held is not None:
+            assert beliefs[held] is True
 
 
 def test_with_minilm_someones_friend_is_not_them(clock, minilm):
-    engine = make_engine(clock, embedder=minilm)
-    say(engine, clock, "My daughter Mei studies at University of Melbourne.",
-        "Mei's best friend transferred to Monash this semester, Mei's a bit sad about it.")
-    beliefs = _beliefs(engine)
-    assert [held for key, held in beliefs.items() if key.startswith("daughter studies_at")] == [True]
-    assert not any("Monash" in key for key in beliefs) and not engine.store.possibly_stale()
-    engine.close()
+    with _told(clock, minilm, "My daughter Mei studies at University of Melbourne.",
+        "Mei's best friend transferred to Monash this semester, Mei's a bit sad about it.") as (engine, beliefs):
+        assert [held for key, held in beliefs.items() if key.startswith("daughter studies_at")] == [True]
+        assert not any("Monash" in key for key in beliefs) and not engine.store.possibly_stale()
 
 
 @pytest.mark.parametrize(("old", "new", "gone"), [
@@ -255,15 +231,10 @@ def test_with_minilm_someones_friend_is_not_them(clock, minilm):
     ("I love watching football.", "I stopped following football after the scandal.", "user likes: watching football"),
 ])
 def test_with_minilm_a_taste_stopped_in_other_words_ends(clock, minilm, old, new, gone):
-    engine = make_engine(clock, embedder=minilm)
-    say(engine, clock, old, new)
-    assert _beliefs(engine)[gone] is False
-    engine.close()
+    with _told(clock, minilm, old, new) as (engine, beliefs):
+        assert _beliefs(engine)[gone] is False
 
 
 def test_with_minilm_a_clause_that_ends_a_diet_names_no_new_one(clock, minilm):
-    engine = make_engine(clock, embedder=minilm)
-    say(engine, clock, "I'm on keto.", "Keto is over, I'm doing intermittent fasting now.")
-    beliefs = _beliefs(engine)
-    assert beliefs["user diet: keto"] is False and beliefs["user diet: fasting"] is True
-    engine.close()
+    with _told(clock, minilm, "I'm on keto.", "Keto is over, I'm doing intermittent fasting now.") as (engine, beliefs):
+        assert beliefs["user diet: keto"] is False and beliefs["user diet: fasting"] is True
