@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from conftest import make_engine, say
 
 from engram_core.core.chattext import normalise_chat
 from engram_core.core.carryover import carried, name_spans, new_name, new_occupation, new_pastime, set_right
-from engram_core.core.model import Belief, Cardinality
+from engram_core.core.model import Belief, Cardinality, EventKind
 from engram_core.usecases.engine import Engine
 
 pytestmark = pytest.mark.both_stores
@@ -238,3 +238,13 @@ def test_with_minilm_a_taste_stopped_in_other_words_ends(clock, minilm, old, new
 def test_with_minilm_a_clause_that_ends_a_diet_names_no_new_one(clock, minilm):
     with _told(clock, minilm, "I'm on keto.", "Keto is over, I'm doing intermittent fasting now.") as (engine, beliefs):
         assert beliefs["user diet: keto"] is False and beliefs["user diet: fasting"] is True
+
+
+def test_with_minilm_an_older_message_is_flagged_once(clock, minilm):
+    engine = make_engine(clock, embedder=minilm)
+    say(engine, clock, "I live in Lyon.")
+    clock.advance(timedelta(days=3))
+    result = engine.observe("Ended up buying a house in Ghent.")
+    flagged = [e.memory_id for e in result.events if e.kind is EventKind.POSSIBLY_STALE]
+    assert flagged and len(flagged) == len(set(flagged))  # one event a memory, though two rules flag it
+    engine.close()

@@ -6,7 +6,9 @@ A sentence names a person (a relation: "my brother", "Mom"; or a name an older m
 Paulo", then "Paulo's in Porto for good"), says a change ("transferred", "became", "retired", "instead", "these
 days") and speaks of one of the person's slots by its plain words: where they live, their work, their school,
 their pastime, their car. An older short message of the same speaker about the same person and slot is then
-outdated (``usecases/retractions.kin_outdated``): flagged, kept for questions about the past.
+outdated (``usecases/retractions.kin_outdated``): flagged, kept for questions about the past, and its fact of
+that slot carried over to the new value when the message names one (``core/carryover``). A pet or a thing
+(a podcast, a shop, a band) is a person here for its name alone.
 
 The speaker's own home, work, name and diet are read the same way when a clause of theirs names a new value
 (``own_changed``: "I'm with Honda as of Monday.", "Ended up buying a house in Ghent."): the older short message

@@ -192,8 +192,9 @@ class Outdated(NamedTuple):
 def kin_outdated(rt: Runtime, text: str, vector: np.ndarray, occurred_at: datetime) -> list[Outdated]:
     """Older short episodes of the same speaker about a person whose slot this message says changed
     (``core/kin``: "My brother works in Dubai.", then "My brother got transferred to Doha."), the closest
-    for each person and slot, at least ``KIN_SIMILARITY`` close, with the slot and the person. Flagged, not
-    retired: the link is read from plain words, so recall keeps them for questions about the past."""
+    for each person and slot, at least ``KIN_SIMILARITY`` close (the speaker's own slot: ``OWN_SIMILARITY``),
+    with the slot and the person. Flagged, not retired: the link is read from plain words, so recall keeps them
+    for questions about the past; their facts may be carried over to the new value (``usecases/carryover``)."""
     changed, own, presumed = kin_changed(text), own_changed(text), kin_presumed(text)
     if not (changed or own or presumed) or rt.config.retire_similarity > 1.0:
         return []

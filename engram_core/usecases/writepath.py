@@ -183,14 +183,18 @@ def _flag_slot_outdated(rt: Runtime, text: str, vector: np.ndarray, message: Mes
                         plans: tuple[FactPlan, ...], log: WriteLog, kin: list[Outdated]) -> None:
     """The older episode of each slot this message changes, flagged (``retractions.slot_outdated``): recall
     keeps it out of answers about now, and the next dream proposal lists it for review."""
-    now = rt.now()
+    now, flagged = rt.now(), set[str]()  # a memory is flagged once (the first reason stays)
     for memory, belief, slot in slot_outdated(rt, text, vector, message.occurred_at, plans):
         reason = SLOT_CHANGED + slot.split(":")[0]
         rt.store.flag_possibly_stale(memory.id, belief.id, reason, now)
+        flagged.add(memory.id)
         log.events.append(rt.event(EventKind.POSSIBLY_STALE, memory_id=memory.id, belief_id=belief.id,
                                    reason=reason))
     for outdated in kin:
         for held in said_with(rt, outdated):  # the facts read from it stand in for it: they go with it
+            if held.id in flagged:
+                continue
+            flagged.add(held.id)
             rt.store.flag_possibly_stale(held.id, message.id, outdated.reason, now)
             log.events.append(rt.event(EventKind.POSSIBLY_STALE, memory_id=held.id, message_id=message.id,
                                        reason=outdated.reason))
