@@ -103,7 +103,7 @@ EXTRACTION = [
     ("My husband and I live in Braga", "lives_in", "Braga"),
     ("We just bought a house in Sintra", "lives_in", "Sintra"),
     ("I'm from Portugal originally", "hometown", "Portugal"),
-    ("grew up in el paso tho, miss the food", "hometown", "el paso"),  # "tho": chat for "though", a soft tail
+    ("I was born in Lagos, Nigeria", "hometown", "Lagos"),
     ("I'm Portuguese", "nationality", "Portuguese"),
     # work
     ("I work at Acme", "works_at", "Acme"),

@@ -137,6 +137,7 @@ def test_what_others_said_is_not_the_users_fact(engine, clock, said):
     "Back when I lived in Paris I ate croissants every day.", "I lived in Bergen as a student.",
     "I used to live in Tokyo.", "As a kid I lived in Durban.", "Wud love to move to London one day.",
     "I'd kill for a flat in Rome right now.", "Maybe in future I will live in Milan, I hope.",
+    "grew up in el paso tho, miss the food", "I grew up in São Paulo and was raised by my gran.",  # childhood
 ])
 def test_questions_wishes_and_the_past_leave_the_current_value(engine, clock, said):
     _say(engine, clock, "I live in Lisbon.", said)

@@ -171,7 +171,7 @@ _IDENTITY = (
     Rule("lives_in", _rx(IM + name() + r"-based\b")),
     Rule("nationality", _rx(IM + r"(?P<obj>[a-z]+)(?=\s*(?:$|[,.!]|\band\b))"), check=one_of(NATIONALITIES)),
     Rule("hometown", _rx(IM + r"(?:originally\s+)?from\s+" + OBJ), check=capitalised),
-    Rule("hometown", _rx(I_ + r"(?:grew up|was born|was raised)\s+in\s+" + OBJ), check=capitalised),
+    Rule("hometown", _rx(I_ + r"was\s+born\s+in\s+" + OBJ), check=capitalised),  # "grew up in" is the past
     Rule("age", _rx(IM + r"(?P<obj>\d{1,3})(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?=\s*(?:$|[,.!]|\band\b))"),
          check=plausible_age),
     Rule("age", _rx(I_ + r"turned\s+(?P<obj>\d{1,3})\b"), revision=True, check=plausible_age),
