@@ -104,9 +104,20 @@ _NOT_MORE = re.compile(r"\b(am|is|are|'m|'re)\s+(?:not|no)\s+more\b", re.I)
 _NO_MORE_IN = re.compile(r"\bno\s+more\s+(?=in\b|at\b|with\b|a\b|an\b)", re.I)
 
 
+# Words that only announce what follows: "I want to inform you I have relocated to Mombasa" tells of a move, it
+# wishes nothing; "been meaning to tell you, I left" reports nothing anyone else said.
+_TELLING = re.compile(r"(?:(?<=^)|(?<=[.!?]\s)|(?<=,\s))(?:(?:I\s+)?(?:just\s+|really\s+)?(?:want|wanted|need|needed|"
+                      r"have|had|meant)\s+to\s+(?:inform\s+you|tell\s+you|let\s+you\s+know|say|share|mention)|"
+                      r"(?:I'?ve\s+)?been\s+meaning\s+to\s+(?:tell\s+you|say|mention))(?:\s+that)?\s*[,:]?\s*", re.I)
+# A request ends in "?" but asks nothing: "could you use that from now on?", "can you call me Beth from now on?".
+_REQUEST = re.compile(r"\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:call|use|remember|note|start\s+calling|"
+                      r"address|update|keep|put)\b[^?]*?\?", re.I)
+
+
 def normalise_chat(text: str) -> str:
     text = _WORD.sub(_fix_word, text)
     text = _NOT_MORE.sub(lambda m: f"{m.group(1)} no longer", text)
+    text = _TELLING.sub("", _REQUEST.sub(lambda m: m.group(0)[:-1] + ".", text))
     return _NO_MORE_IN.sub("no longer ", text)
 
 

@@ -63,8 +63,8 @@ KIN_CHANGE = re.compile(
 # A change only thought of, asked, or told of someone else's words.
 _NOT_YET = re.compile(r"\b(?:if|would|might|maybe|perhaps|could|should|thinking\s+(?:of|about)|wants?\s+to|"
                       r"kill\s+for|dream(?:ing|s)?\s+(?:of|about)|I'?d\s+love|"
-                      r"wanna|wish(?!\s+(?:me|us)\s+luck)|hope|someday|planning|plans?\s+to|considering|"
-                      r"(?-i:may))\b", re.I)
+                      r"wanna|wish(?!\s+(?:me|us)\s+luck)|hope|someday|planning|plans?\s+to|considering|talk(?:s|ing)?\s+about|"
+                      r"who\s+knows|(?:yrs|years|months)\s+from\s+now|(?-i:may))\b", re.I)
 # Work beside the main job: "Started a side gig driving for Uber on weekends".
 _SIDE = re.compile(r"\b(?:side\s+(?:gig|job|hustle|business|project)|on\s+the\s+side|second\s+job|"
                    r"extra\s+cash)\b", re.I)
@@ -81,6 +81,9 @@ _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 _OPENING_NAME = re.compile(r"^\W*(?P<name>(?-i:[A-Z][a-z]{2,})(?<!ing))(?:'s\b(?!\s+(?:\w+\s+)?(?:" + _RELATIONS
                            + r"|friend|boss|colleague|roommate|flatmate|neighbou?r|teacher|partner|coach)\b)|"
                            r"\s+(?-i:[a-z]))")
+# A person named as whose someone else is: "My partner's sister just became a lawyer" is the sister's news.
+_OF_SOMEONE = re.compile(r"'s\s+(?:\w+\s+)?(?:" + _RELATIONS + r"|friend|boss|colleague|roommate|flatmate|neighbou?r|"
+                         r"teacher|partner|coach|cousin|aunt|uncle|niece|nephew|kids?|children|parents|ex)\b", re.I)
 SHORT_WORDS = 40  # an older message longer than this speaks of more than one thing of the person
 
 
@@ -119,7 +122,8 @@ def _mentions(clause: str, openers: bool = True) -> list[tuple[int, str]]:
     Porto") with ``openers``, each with its place; a pronoun ("he", "she") as the empty name, the speaker
     as ``SPEAKER``."""
     found = [(m.start("who"), _ALIASES.get(m.group("who").lower(), m.group("who").lower()))
-             for p in (_PEOPLE, _BARE_RELATION) for m in p.finditer(clause)]
+             for p in (_PEOPLE, _BARE_RELATION) for m in p.finditer(clause)
+             if not _OF_SOMEONE.match(clause, m.end("who"))]
     found += [(m.start("who"), m.group("who").lower()) for m in _PETS.finditer(clause)]
     opening = _OPENING_NAME.match(clause) if openers else None
     if opening and not _RELATION_WORDS.match(opening.group("name")) and opening.group("name") not in _NOT_OPENERS:
@@ -259,8 +263,9 @@ _DIET_ALIASES = {"veggie": "vegetarian", "pescetarian": "pescatarian", "16:8": "
 _REPORTED = re.compile(r"\b(?:said|says|say|told|tells|tell|mentioned|announced|texted|wrote|writes|reckons|claims?|"
                        r"claimed)\b|[\"“‘']\s*I\b", re.I)
 # A clause about what was: "my maiden name was Bianchi", "my old flat in Leeds", "back when I lived in Lyon".
-_BEFORE = re.compile(r"\b(?:was|were|used\s+to|ago|back\s+(?:then|when|in)|previous(?:ly)?|former(?:ly)?|old|maiden)\b",
-                     re.I)
+_BEFORE = re.compile(r"\b(?:was|were|used\s+to|ago|back\s+(?:then|when|in)|previous(?:ly)?|former(?:ly)?|old|maiden|"
+                     r"last\s+(?:year|summer|winter|spring|autumn|fall|time)|in\s+(?:19|20)\d\d|"
+                     r"(?<!'ve\s)(?<!have\s)(?<!has\s)(?<!'s\s)lived)\b", re.I)
 _NEW_NAME = re.compile(r"(?<![.!?]\s)(?<!^)(?<![.!?])\b(?-i:[A-Z][\w'&-]+)")
 _NOT_VALUES = frozenset("I I'm I've I'd Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February "
                         "March April May June July August September October November December".split())

@@ -69,11 +69,23 @@ SLOT_WORDS: dict[str, re.Pattern[str]] = {
         r"rebrand\w*|title[sd]?)\b", re.I),
     "diet": re.compile(
         r"\b(?:vegetarian|veggie|vegan|pescatarian|pescetarian|meat|fish|dairy|diet|keto|paleo|plant[\s-]based|"
-        r"gluten|carnivore|c(?:o)?eliac|lactose|omnivore|flexitarian|halal|kosher|fasting|fodmap|whole30|eat(?:s|ing)?\s+(?:literally\s+)?(?:everything|anything))\b",
+        r"gluten|carnivore|c(?:o)?eliac|lactose|omnivore|flexitarian|halal|kosher|fasting|fodmap|whole30|eat(?:s|ing)?\s+(?:\w+\s+){0,2}?(?:everything|anything)|no\s+(?:dietary\s+|food\s+)?restrictions)\b",
         re.I),
     # How to reach the speaker: one email, one phone number at a time.
     "email": re.compile(r"\be-?mail(?:\s+address)?\b|[\w.+-]+@[\w-]+\.[\w.]+", re.I),
     "phone": re.compile(r"\b(?:(?:phone|mobile|cell)(?:\s+number)?|my\s+number|number\s+(?:is|ends))\b", re.I),
+}
+# Words that say which slot an older message speaks of, never that it changed: "im in austin tx btw" tells where
+# one lives once a newer message says where one lives now, while "I'm in Paris now" may be a trip.
+_NAMED_ONLY: dict[str, re.Pattern[str]] = {
+    "home": re.compile(r"\b(?:I'm|I\s+am|we're|we\s+are)\s+(?:now\s+|currently\s+|still\s+)?(?:out\s+)?in\s+"
+                       r"(?:(?-i:[A-Z])|(?!(?:the|a|an|my|our|love|trouble|pain|bed|charge|town|time|need|shock|"
+                       r"tears|luck|line|class|school|work|hospital|debt|heaven|hell)\b)[a-z]+(?:\s+[a-z]{2})?"
+                       r"(?=\s*(?:$|[,.!;]|by\s+the\s+way|to\s+be\s+honest|now\b)))", re.I),
+    "employer": re.compile(r"\b(?:I'm|I\s+am)\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}[\w-]*(?:er|or|ist|ian|ant|ent|eer)\s+"
+                           r"(?:in|for)\s+(?-i:[A-Z])|"
+                           r"\b(?:drive|drives|driving|write|writes|writing|deliver|delivers|delivering)\s+for\s+"
+                           r"(?-i:[A-Z])", re.I),
 }
 # A change of the speaker's own: the cue near the slot word, in a sentence that speaks of the speaker
 # (or leaves the speaker out, as chat does: "Moving day done, hello Philadelphia!").
@@ -110,7 +122,8 @@ _OTHER_SUBJECT = re.compile(r"^\W*(?:(?:you|your|he|she|they|his|her|their|it|th
                             r"firm|office|team|business|employer|boss|manager|school|landlord|department)\b)", re.I)
 # A change only thought of: "if I moved to Seattle", "I might go freelance", "someday I want to" ("may", not "May").
 _NOT_YET = re.compile(r"\b(?:if|would|wud|might|maybe|perhaps|could|should|thinking\s+(?:of|about)|want(?:s|ed)?\s+to|"
-                      r"wanna|wish|hope|someday|one\s+day|planning|plan\s+to|considering|(?-i:may))\b", re.I)
+                      r"wanna|wish|hope|someday|one\s+day|planning|plan\s+to|considering|talk(?:s|ing)?\s+about|who\s+knows|"
+                      r"(?:yrs|years|months)\s+from\s+now|(?-i:may))\b", re.I)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 # Words reported from someone else ("My cousin told me she's moved", "Pieter said, 'I live in Bruges now'"):
 # their change, not the speaker's. "I told my boss I'm moving" is the speaker's own.
@@ -225,7 +238,8 @@ def slots_named(text: str) -> frozenset[str]:
 
 
 def _named_in(said: str) -> frozenset[str]:
-    return _drop_none(_slot_of(slot, said, m) for slot, words in SLOT_WORDS.items() for m in words.finditer(said))
+    return _drop_none(_slot_of(slot, said, m) for words_of in (SLOT_WORDS, _NAMED_ONLY)
+                      for slot, words in words_of.items() for m in words.finditer(said))
 
 
 def _near(sentence: str, a: re.Match[str], b: re.Match[str]) -> bool:

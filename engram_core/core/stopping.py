@@ -40,9 +40,9 @@ _STOP_WORD = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+
                         r"(?:I'm|I\s+am|im)\s+off\s+(?!(?:to|work|today|tomorrow|tonight|sick|duty|home|now|out|for|on|"
                         r"at|in|the|my|our|a|an)\b)|"
                         r"dropped(?!\s+(?:off|by|in|out|me|him|her|them|it|the\s+kids))|(?:'s|\s+is|\s+are)\s+(?:over|(?:done|history|"
-                        r"off\s+the\s+menu)(?=\s*(?:$|[,.;!]|since|now|for\s+(?:me|us|good)|after|because)))|(?:don'?t|do\s+not|never|rarely|hardly\s+ever)\s+(?:\w+\s+){1,5}?"
+                        r"finish(?:ed)?|off\s+the\s+menu)(?=\s*(?:$|[,.;!]|since|now|for\s+(?:me|us|good)|after|because)))|(?:don'?t|do\s+not|never|rarely|hardly\s+ever)\s+(?:\w+\s+){1,5}?"
                         r"(?:these\s+days|nowadays)|"
-                        r"gone\s+(?:right\s+)?off|went\s+off|(?:is|'s)\s+dead\s+to\s+me|isn'?t\s+for\s+me|"
+                        r"gone\s+(?:right\s+)?off|went\s+off|(?:is|'s)\s+dead\s+to\s+me|(?:isn'?t|is\s+not|'s\s+not|aren'?t|are\s+not)\s+for\s+me|"
                         r"(?:doesn'?t|does\s+not|don'?t|didn'?t)\s+(?:agree|work(?:\s+out)?)\s+(?:with|for)\s+me|"
                         + _AVERSION + "|" + _ENDING + r")\b", re.I)
 _OUTINGS = re.compile(r"\b(?:trip|holiday|vacation|visit|stay|tour|flight|journey|meeting|party|wedding|festival|"
@@ -83,7 +83,7 @@ def _stops_at(clause: str, found: re.Match[str]) -> bool:
         return True  # "cant do spicy anymore": the "I" left out
     if "lasted" in cue and _OUTINGS.search(before):
         return False  # "the trip lasted two weeks": an outing ends, not a habit
-    if cue.endswith(("over", "done", "history", "menu")) or "lasted" in cue:  # "the cleanse is over", "keto
+    if cue.endswith(("over", "done", "history", "menu", "finish", "finished")) or "lasted" in cue:  # "it's over", "keto
         # lasted a week"; not "your shift is over", nor "what's he done"
         return _OTHERS.search(before) is None and _ASKING.match(before) is None
     self_at = [m.end() for m in _SELF.finditer(before)] or [m.end() for m in _HOLDER.finditer(before)]

@@ -127,12 +127,12 @@ SLOT_SIMILARITY = 0.15
 # since it may share none with the message that changes it.
 _SLOT_SEARCH = {
     "home": "live lives living lived home flat apartment house place moved moving based relocated emigrated",
-    "employer": "work works working job company employer employed firm hired freelance teach study",
+    "employer": "work works working job company employer employed firm hired freelance teach study drive write",
     "occupation": "work works working job student",
     "name": "name named called call calls surname maiden go goes",
     "diet": "vegetarian veggie vegan pescatarian diet keto paleo meat fish dairy gluten carnivore flexitarian "
             "halal kosher fasting fodmap whole30 lactose omnivore low carb sodium fat atkins dash zone mediterranean "
-            "raw jain macros",
+            "raw jain macros eat eats everything anything restrictions",
     "school": "school academy primary elementary college nursery kindergarten preschool",
 }
 
@@ -154,7 +154,9 @@ def slot_outdated(rt: Runtime, text: str, vector: np.ndarray, occurred_at: datet
         return []
     speaker, chosen = speaker_of(text), {}
     words = " ".join(_SLOT_SEARCH.get(slot.split(":")[0], slot.split(":")[0]) for slot in changed)
-    found = sorted(_older_episodes(rt, words, vector, occurred_at), key=lambda pair: -pair[1])
+    older = {m.id: (m, cosine) for query in (words, text)  # the slot's words, or the message's own
+             for m, cosine in _older_episodes(rt, query, vector, occurred_at)}
+    found = sorted(older.values(), key=lambda pair: -pair[1])
     for memory, cosine in found:  # the closest first
         if cosine < SLOT_SIMILARITY or memory.critical or speaker_of(memory.text) != speaker:
             continue
@@ -213,6 +215,12 @@ def kin_outdated(rt: Runtime, text: str, vector: np.ndarray, occurred_at: dateti
     return [Outdated(memory, person, slot) for (person, slot), memory in sorted(chosen.items())]
 
 
+def as_outdated(memory: Memory, slot: str) -> Outdated:
+    """A slot of the ledger's ("employer:sister") as the person and plain slot an outdated episode is of."""
+    base, _, person = slot.partition(":")
+    return Outdated(memory, person, "work" if base in {"employer", "occupation"} else base)
+
+
 # The beliefs of the speaker's own slot, by the ledger's slots (``slots.belief_slot``).
 _OWN_BELIEF_SLOTS = {"home": {"home"}, "work": {"employer", "occupation"}, "name": {"name"}, "diet": {"diet"}}
 
@@ -261,7 +269,12 @@ def _stop_words(text: str) -> tuple[frozenset[str], frozenset[str]]:
 
 def _named_as_stopped(belief: Belief, stopping: frozenset[str], elsewhere: frozenset[str]) -> bool:
     return (belief.is_current() and not belief.predicate.startswith("not:") and not IDENTITY.match(belief.predicate)
-            and bool(meaning(belief.object) & stopping) and not meaning(belief.object) & elsewhere)
+            and bool(meaning(belief.object) & stopping) and not meaning(_DOING.sub("", belief.object)) & elsewhere)
+
+
+# The doing before a liked thing: "to read fantasy books" is still read of in "Now I read only crime novels, the
+# fantasy is not for me anymore"; the thing (fantasy books) is what must not be said elsewhere.
+_DOING = re.compile(r"^(?:to\s+\w+|\w+ing)\s+(?=\w)", re.I)
 
 
 def stopped_beliefs(rt: Runtime, text: str, retired: Sequence[Memory]) -> list[Belief]:

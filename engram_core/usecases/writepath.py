@@ -23,7 +23,7 @@ from engram_core.core.retention import RECALLABLE
 from engram_core.core.slots import SLOT_CHANGED
 from engram_core.usecases.retractions import (
     Outdated, kin_outdated, retired_episodes, self_corrected, slot_outdated, stopped_beliefs, stopped_facts,
-    said_with, swapped_beliefs,
+    as_outdated, said_with, swapped_beliefs,
 )
 from engram_core.usecases.runtime import Runtime
 from engram_core.core.verdicts import parse_assessment
@@ -186,10 +186,12 @@ def _flag_slot_outdated(rt: Runtime, text: str, vector: np.ndarray, message: Mes
     now, flagged = rt.now(), set[str]()  # a memory is flagged once (the first reason stays)
     for memory, belief, slot in slot_outdated(rt, text, vector, message.occurred_at, plans):
         reason = SLOT_CHANGED + slot.split(":")[0]
-        rt.store.flag_possibly_stale(memory.id, belief.id, reason, now)
-        flagged.add(memory.id)
-        log.events.append(rt.event(EventKind.POSSIBLY_STALE, memory_id=memory.id, belief_id=belief.id,
-                                   reason=reason))
+        for held in said_with(rt, as_outdated(memory, slot)):  # its facts of the slot go with it
+            if held.id not in flagged:
+                flagged.add(held.id)
+                rt.store.flag_possibly_stale(held.id, belief.id, reason, now)
+                log.events.append(rt.event(EventKind.POSSIBLY_STALE, memory_id=held.id, belief_id=belief.id,
+                                           reason=reason))
     for outdated in kin:
         for held in said_with(rt, outdated):  # the facts read from it stand in for it: they go with it
             if held.id in flagged:

@@ -14,7 +14,8 @@ Check = Callable[[str], bool]
 # "I'm running late", "I'm running errands": a state or an errand, not a piece of work.
 NOT_WORKED_ON = frozenset("late behind early low out away around errands on a an".split())
 NOT_EMPLOYERS = frozenset({"night", "nights", "home", "weekends", "the weekend", "a living", "the moment"})
-NOT_PLAYED = words("with around along it them safe dumb nice fair hard by for a an games")
+NOT_PLAYED = words("with around along it them safe dumb nice fair hard by for a an games once twice two three four "
+                   "five every each on at in")  # "I play two times each week" says how often, not what
 SKILL_WORDS = TECH_SKILLS | LANGUAGES | {"first aid"}
 
 
@@ -113,4 +114,10 @@ def workplace(obj: str) -> bool:
 def a_food(item: str) -> bool:
     """An item of "I eat ..." that names a food, not a diet or a clause ("after that I decide dessert ...")."""
     return (not item.lower().endswith("diet") and len(item.split()) <= 5
-            and re.search(r"\b(?:I|is|are|was|that)\b", item) is None)
+            and re.search(r"\b(?:I|is|are|was|that)\b", item) is None
+            and _WHEN_EATEN.match(item) is None)
+
+
+# "I eat only between 12 and 8" says when, not what.
+_WHEN_EATEN = re.compile(r"(?:(?:only\s+)?(?:between|from|until|till|before|after|at|around|by)\b|"
+                         r"\d+(?::\d+)?\s*(?:am|pm)?\s*$)", re.I)

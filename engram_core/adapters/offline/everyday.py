@@ -41,6 +41,12 @@ _ORG_WORDS = re.compile(r"\b(?:inc|ltd|llc|corp|company|group|labs?|studio|agenc
                         r"team|department)\b", re.I)
 _JOB_KINDS = (r"(?:(?:new|full-time|part-time|full\s+time|part\s+time|permanent|temporary|temp|proper|real|"
               r"dream)\s+)*(?:job|position|role|post|gig)")
+# A word of a trade's name: "data analyst", not "on a secondment" (where one is for a while).
+_ROLE_WORD = (r"(?!(?:on|in|at|a|an|the|my|our|off|out|with|to|for|from|so|not|no|here|there|back|now|just|really|"
+              r"very|going|staying|visiting)\b)[a-z][\w-]*")
+_FUNCTIONS = (r"QA|marketing|sales|HR|IT|accounting|accounts|design|engineering|research|admin|support|ops|operations|"
+              r"finance|payroll|recruiting|recruitment|PR|legal|compliance|logistics|procurement|security|data|"
+              r"customer\s+service|tech\s+support|product|content|communications|comms")
 _NAME_END = r"(?=\s*(?:$|[,.;:!)]|(?:now|these\s+days|instead|from\s+now\s+on|officially|lol|haha)\b))"
 
 
@@ -101,6 +107,22 @@ _JOBS = (
     Rule("works_at", _rx(r"\b(?:my\s+)?(?:first|1st)\s+(?:shift|month|rota|roster|paycheck|payslip)\s+"
                          r"(?:at|with|for)\s+" + _PLACE), revision=True, first_person=False,
          check=lambda o: not _SCHOOL_WORDS.search(o)),
+    # "got hired as sous chef at Dishoom", "Got hired at Zoho": where one was hired.
+    Rule("works_at", _rx(_SELF + r"(?:got|was|been|get|getting)\s+hired\s+(?:as\s+(?:an?\s+|the\s+)?[a-z][\w-]*"
+                         r"(?:\s+[a-z][\w-]*){0,2}?\s+)?(?:at|by)\s+" + _PLACE + _NOT_PAST), revision=True,
+         first_person=False, check=lambda o: not _SCHOOL_WORDS.search(o)),
+    # "I am journalist for Le Monde", "I'm a reporter for Reuters": the role's place, with the article left out, or
+    # "for" (``patterns`` reads "I'm a nurse at Mercy hospital").
+    *(Rule("works_at", _rx(IM + article + r"(?P<role>" + _ROLE_WORD + r"(?:\s+" + _ROLE_WORD + r"){0,2}?)\s+" + linked
+                           + r"\s+" + _PLACE + _NOT_PAST), check=is_occupation, check_group="role")
+      for article, linked in (("", "(?:at|for)"), (r"an?\s+", "for"))),
+    # "I do QA at Spotify": a business function done somewhere ("I do yoga at Equinox" is no job).
+    Rule("works_at", _rx(r"\bI\s+(?:now\s+|currently\s+|mostly\s+)?do\s+(?:the\s+)?(?:" + _FUNCTIONS + r")\s+"
+                         r"(?:\w+\s+)?(?:at|for)\s+" + _PLACE + _NOT_PAST), first_person=False),
+    # "I write for Le Monde", "I drive for Uber most nights": whom the work is done for.
+    Rule("works_at", _rx(r"(?:^|\bI\s+)(?:now\s+|mostly\s+|mainly\s+|currently\s+)?(?:write|drive|deliver|"
+                         r"freelance|cook|report)\s+for\s+" + _PLACE + _NOT_PAST),
+         first_person=False, check=lambda o: not _SCHOOL_WORDS.search(o)),
     # "Got the sous chef job!": the job named by its title ("got the new job" names none).
     Rule("job_title", _rx(_SELF + r"(?:got|landed|accepted|took|start(?:ed|ing)?)\s+the\s+(?P<obj>[a-z][\w-]*"
                           r"(?:\s+[a-z][\w-]*){0,2}?)\s+(?:job|position|role|post)\b"),
@@ -150,6 +172,13 @@ _DIETS = (
          revision=True, first_person=False, check=lambda o: o.lower() not in {"new", "same", "other", "whole"}),
 )
 
+_DIET_WE = (
+    # "we are vegetarians now": a household's diet is the speaker's ("vegan recipes" are not a diet kept).
+    Rule("diet", _rx(r"\bwe(?:'re|\s+are)\s+(?:now\s+|both\s+|all\s+|fully\s+|officially\s+)*(?P<obj>" + DIETS
+                     + r")s?\b(?!\s+(?:food|recipes?|restaurants?|options?|friends?|dish(?:es)?|meals?|places?)\b)"),
+         first_person=False),
+)
+
 _TEAM_END = r"(?=\s*(?:$|[,.;:!)]|(?:now|these\s+days|(?:from\s+)?this\s+season|lately|instead|again)\b))"
 _TASTES = (
     # "I've started supporting Boca Juniors", "Been cheering for the Denver Nuggets this season".
@@ -163,9 +192,20 @@ _TASTES = (
                           r"wine|tea))?\s+(?:is|are)\s+(?:now\s+)?(?:an?\s+)?(?P<obj>[\w' -]+?)"
                           r"(?=\s*(?:$|[,.;!]|(?:these\s+days|now|lately|at\s+the\s+moment)\b))"),
          revision=True, first_person=False, check=lambda o: topic_of(o) is not None),
+    # "Now only mineral water.": what one has from now on, of a topic.
+    Rule("prefers_?", _rx(r"^(?:and\s+|so\s+)?(?:now|these\s+days|nowadays)\s*,?\s+(?:only|just|mostly)\s+"
+                          r"(?P<obj>[\w' -]+?)(?=\s*[.!]*$)"), revision=True, first_person=False,
+         check=lambda o: topic_of(o) is not None),
+    # "ramen's my favourite now", "matcha latte is my morning thing": a favourite of a kind the lexicon knows, new
+    # when said so ("now", "these days").
+    *(Rule("prefers_?", _rx(r"(?:^|[,;:]\s*|\b(?:so|and|but|now)\s+)(?P<obj>[\w'-]+(?:\s+[\w'-]+){0,2}?)(?:'s|\s+is)\s+"
+                            r"(?:now\s+)?my\s+(?:new\s+)?(?:(?:morning|evening|weekend|daily|go-?to)\s+)?(?:thing|"
+                            r"favou?rite|fave|fav|jam|ritual)" + ending),
+           revision=changed, first_person=False, check=lambda o: topic_of(o) is not None)
+      for ending, changed in ((r"\s+(?:now|these\s+days|lately|instead)\b", True), (r"(?=\s*(?:$|[,.;!]))", False))),
 )
 
-RULES: tuple[Rule, ...] = _HOMES + _JOBS + _NAMES + _DIETS + _TASTES
+RULES: tuple[Rule, ...] = _HOMES + _JOBS + _NAMES + _DIETS + _DIET_WE + _TASTES
 
 
 def as_school(predicate: str, obj: str, subject: str) -> str:

@@ -74,7 +74,7 @@ RELATION_COUNT = PredicateSpec(ONE, FACT, "{d} has {o}.", 0.7)
 
 # -- shared pattern pieces -----------------------------------------------------------
 
-ADV = (r"(?:(?:just|recently|finally|actually|now|also|really|still|currently|mostly|usually|mainly|"
+ADV = (r"(?:(?:just|only|recently|finally|actually|now|also|really|still|currently|mostly|usually|mainly|"
        r"generally|typically|normally|always|absolutely|totally|definitely|officially|truly|honestly|"
        r"basically|already|even|kind of|sort of|kinda|both|all)\s+)*")
 I_ = r"\bI\s+" + ADV
@@ -322,7 +322,7 @@ _PREFERENCES = (
          check=lambda o: topic_of(o) is not None),
     Rule("likes", _rx(I_ + r"(?P<verb>love|like|enjoy|adore|dig)\s+" + LIST), listy=True, check=a_taste),
     Rule("likes", _rx(IM_OR_BEEN + r"(?:(?:a\s+)?(?:big|huge|great|massive)?\s*fan\s+of|into|passionate about|"
-                      r"obsessed with|crazy about)\s+" + LIST), listy=True),
+                      r"obsessed with|crazy about|all\s+about)\s+" + LIST), listy=True),
     Rule("dislikes", _rx(I_ + r"(?P<verb>hate|dislike|detest|loathe|despise|can't stand|cannot stand|"
                          r"can not stand|don't like|do not like|don't enjoy|can't bear)\s+" + LIST), listy=True),
     Rule("dislikes", _rx(IM + r"not\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of\s+" + LIST), listy=True),
