@@ -54,6 +54,7 @@ def test_words_that_only_announce_or_request(text, read):
     ("I stopped the Coca-Cola, too much sugar. Now only mineral water.",
      {("user", "likes", "the Coca-Cola"), ("user", "prefers_drink", "mineral water")}),
     ("I'm all about jazz now", {("user", "likes", "jazz")}),
+    ("Arjun surprised me, he's gone vegetarian.", {("arjun", "diet", "vegetarian")}),  # "he" is who surprised
 ])
 def test_a_fact_in_plain_words(text, facts):
     assert _read(text) == facts

@@ -120,7 +120,8 @@ _BARE_REL_SUBJECT = re.compile(
 # A bare name as a subject only with a verb that people do: "Quill is dead" names a product.
 _PERSON_VERBS = (r"(?:moved|relocated|lives|works|worked|joined|started|quit|left|graduated|studies|switched|"
                  r"retired|became|got|bought|sold|plays|goes|went|finally|just|recently|now|hung|took|told|said|"
-                 r"says|keeps|announced|mentioned|texted|drives|teaches|runs|stopped|dropped|gave\s+up|"
+                 r"says|keeps|announced|mentioned|texted|drives|teaches|runs|stopped|dropped|gave\s+up|surprised|"
+                 r"decided|admitted|confessed|called|asked|insists|"
                  r"has\s+(?:moved|started|joined|left|quit|gone|taken|given|become|switched|stopped|dropped)|"
                  r"is\s+(?:now\s+)?(?:obsessed|into|engaged|married|retired))")
 # "Radiohead just doesn't do it for me": a taste of the speaker's, whatever the name's verb.
