@@ -71,6 +71,15 @@ def test_no_fact_of_those_words(text):
     assert not {f for f in _read(text) if f[1] in {"works_at", "eats", "diet", "job_title"}}
 
 
+@pytest.mark.parametrize("text", [
+    "In university I was in the chess club, but I stopped playing long time ago.",  # when, not what stopped
+    "My friend Yusuf told me he became a father last week, a baby girl!",  # a father is no job
+    "I became a mother last year.",
+])
+def test_no_fact_at_all(text):
+    assert _read(text) == set()
+
+
 def test_how_often_one_plays_is_no_pastime():
     assert _read("My favourite sport to play is tennis, I play two times each week.") == {
         ("user", "prefers_sport_to_play", "tennis")}

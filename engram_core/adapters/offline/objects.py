@@ -129,4 +129,11 @@ def usable_object(obj: str) -> bool:
     words = obj.lower().split()
     if not 0 < len(words) <= 12 or obj.lower() in _JUNK_OBJECTS or words[0] in _JUNK_FIRST:
         return False
-    return not _a_clause(obj) and _POINTED_AT.match(obj) is None and _HEDGE.match(obj) is None
+    return not _a_clause(obj) and _POINTED_AT.match(obj) is None and _HEDGE.match(obj) is None \
+        and _WHEN_ONLY.fullmatch(obj) is None
+
+
+# When, not what: "I stopped playing long time ago" names nothing that stopped.
+_WHEN_ONLY = re.compile(r"(?:a\s+)?(?:long\s+(?:time\s+)?ago|ages\s+ago|a\s+while\s+(?:ago|back)|years\s+ago|"
+                        r"(?:\w+\s+)?(?:years?|months?|weeks?|days?)\s+ago|last\s+(?:year|month|week|summer|winter|"
+                        r"spring|autumn|fall)|yesterday|recently|in\s+(?:19|20)\d\d)", re.I)

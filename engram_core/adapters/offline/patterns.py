@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from engram_core.adapters.offline.checks import (
     NOT_EMPLOYERS, NOT_PLAYED, NOT_WORKED_ON, SKILL_WORDS, Check, a_food, a_taste, capitalised, could_be_a_name, dated,
-    first_word_not_in, is_occupation, joined_employer, one_of, plausible_age, workplace,
+    a_role, first_word_not_in, is_occupation, joined_employer, one_of, plausible_age, workplace,
 )
 from engram_core.adapters.offline.lexicon import LANGUAGES, NATIONALITIES, NOT_NAMES, OCCUPATIONS, topic_of
 from engram_core.core.model import Cardinality, MemoryKind
@@ -223,8 +223,8 @@ _HOME_AND_WORK = (
     # "My job is stressful now" names no job: only an occupation will do.
     Rule("job_title", _rx(r"\bmy\s+(?:job(?:\s+title)?|role|position|profession|occupation)\s+is\s+(?:an?\s+)?"
                           + ROLE), check=is_occupation),
-    Rule("job_title", _rx(I_VE + r"(?:became|(?:got\s+|was\s+|been\s+)?promoted\s+to|retrained as|"
-                          r"requalified as|qualified as)\s+(?:an?\s+|the\s+)?" + ROLE), revision=True),
+    Rule("job_title", _rx(I_VE + r"(?:became|(?:got\s+|was\s+|been\s+)?promoted\s+to|retrained as|requalified as|"
+                          r"qualified as)\s+(?:an?\s+|the\s+)?" + ROLE), revision=True, check=a_role),
     Rule("job_title", _rx(IM + r"an?\s+" + ROLE), check=is_occupation),
     # Without the article ("I am teacher", second-language English) only a known occupation will do.
     Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>[a-z]+)(?=\s*(?:$|[,.!]|\s+(?:now|at|in|for)\b))"),
