@@ -55,6 +55,13 @@ def test_words_that_only_announce_or_request(text, read):
      {("user", "likes", "the Coca-Cola"), ("user", "prefers_drink", "mineral water")}),
     ("I'm all about jazz now", {("user", "likes", "jazz")}),
     ("Arjun surprised me, he's gone vegetarian.", {("arjun", "diet", "vegetarian")}),  # "he" is who surprised
+    # the value alone, not what is said of it next
+    ("first week at klarna done, the onboarding is endless lol", {("user", "works_at", "klarna")}),
+    ("first day at Oakwood Academy went great", {("user", "works_at", "Oakwood Academy")}),
+    ("dont laugh but im all about jazz now, the heavy stuff doesnt do it for me anymore", {("user", "likes", "jazz")}),
+    ("Since last week my address is in Florianópolis, finally the island life for me haha",
+     {("user", "lives_in", "Florianópolis")}),
+    ("Bought salmon today, my doctor talked me into going pescatarian.", {("user", "diet", "pescatarian")}),
 ])
 def test_a_fact_in_plain_words(text, facts):
     assert _read(text) == facts

@@ -96,7 +96,12 @@ def _a_clause(obj: str) -> bool:
     """"how art lets us ...", "how you use it": a thought about how something is, or about the person spoken
     to, not a thing liked."""
     words = obj.lower().split()
-    return (words[:1] == ["how"] and words[1:2] != ["to"]) or _LISTENER.search(obj) is not None
+    return (words[:1] == ["how"] and words[1:2] != ["to"]) or _LISTENER.search(obj) is not None \
+        or _NEGATED_VERB.search(obj) is not None
+
+
+# "the heavy stuff doesn't do it": a clause said of a thing, not a thing.
+_NEGATED_VERB = re.compile(r"\b(?:doesn'?t|don'?t|isn'?t|aren'?t|wasn'?t|weren'?t|won'?t|can'?t|didn'?t)\b", re.I)
 
 
 # "a safe, inviting place": two adjectives of one noun, not two items.

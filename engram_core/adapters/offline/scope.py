@@ -331,7 +331,8 @@ def with_subject(clause: str) -> str:
 # What someone does to the speaker is the speaker's fact: "My doctor put me on a low-fat diet".
 _DONE_TO_ME = re.compile(r"^\W*(?:(?:my|our|the)\s+)?(?:\w+\s+)?(?:doctor|gp|nutritionist|dietitian|dietician|physio|"
                          r"cardiologist|trainer|coach|boss|manager|company|employer|firm)\s+(?:has\s+|have\s+|just\s+|"
-                         r"finally\s+)?(?:put|puts|has|got|keeps|moved|transferred|promoted)\s+me\b", re.I)
+                         r"finally\s+)?(?:put|puts|has|got|keeps|moved|transferred|promoted|talked|convinced|"
+                         r"persuaded)\s+me\b", re.I)
 
 
 def place(clause: str, last: Person | None) -> Placed:

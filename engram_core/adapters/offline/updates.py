@@ -223,7 +223,9 @@ _WORK = (
                          r"(?:an?|the)\s+(?:[\w-]+\s+){0,3}?(?:company|startup|start-up|nonprofit|non-profit|charity|"
                          r"firm|agency|studio|lab|bank|school|hospital|clinic|consultancy|restaurant|cafe|café|bakery|"
                          r"practice|shop|store)\s+(?:called|named)\s+" + _ORG), revision=True),
-    Rule("works_at", _rx(r"\b(?:my\s+)?(?:first|1st)\s+(?:day|week)\s+(?:at|with)\s+" + OBJ), revision=True,
+    Rule("works_at", _rx(r"\b(?:my\s+)?(?:first|1st)\s+(?:day|week)\s+(?:at|with)\s+(?P<obj>[^,;!?]+?)(?:\s+(?:done|"
+                         r"over|went|was|is|has|had|and|but|so|tomorrow|today|on|starts|begins)\b|\s*[,;!?.]|$)"),
+         revision=True,
          check=capitalised, first_person=False),
     Rule("works_at", _rx(IM + r"employed\s+(?:by|at|with)\s+" + OBJ)),
     Rule("works_at", _rx(I_VE + r"(?:have\s+)?(?:left|quit)\s+" + _NOT_A_TRIP + _ORG), negated=True, revision=True,
@@ -313,7 +315,8 @@ _PEOPLE_AND_DIETS = (
     Rule("drives", _rx(r"\bmy\s+car\s+is\s+(?:an?\s+)?" + OBJ)),
     Rule("address", _rx(I_ + r"live\s+(?:on|at)\s+(?P<obj>[^,;!?]*?\b(?:street|st|road|rd|avenue|ave|lane|drive|way|"
                         r"place|square|boulevard|close|court)\b)")),
-    Rule("address", _rx(r"\bmy\s+(?:new\s+|home\s+|delivery\s+)?address(?:\s+for\s+\w+)?\s+is\s+(?P<obj>[^;!?]+?)"
+    Rule("address", _rx(r"\bmy\s+(?:new\s+|home\s+|delivery\s+)?address(?:\s+for\s+\w+)?\s+is\s+(?!in\b)"
+                        r"(?P<obj>[^;!?]+?)"
                         r"(?=,?\s+(?:and|but|so)\b|[.;!?]|$)"), keep_time=True),
     Rule("birthday", _rx(r"\bmy\s+(?:date\s+of\s+birth|birth\s*date|dob)\s+is\s+(?:on\s+)?" + OBJ), keep_time=True),
     Rule("drives", _rx(I_ + r"(?:sold|scrapped|crashed|got rid of)\s+(?:the|my|our)\s+" + OBJ), negated=True,
