@@ -82,6 +82,8 @@ def test_no_fact_of_those_words(text):
     "In university I was in the chess club, but I stopped playing long time ago.",  # when, not what stopped
     "My friend Yusuf told me he became a father last week, a baby girl!",  # a father is no job
     "I became a mother last year.",
+    "I'm in Paris now for a conference.",  # a stay
+    "im in Lisbon now for work, back friday",
 ])
 def test_no_fact_at_all(text):
     assert _read(text) == set()
@@ -179,6 +181,7 @@ def test_with_minilm_an_older_word_of_the_slot_leaves_answers_about_now(clock, m
      "yrs from now, who knows", None),  # a plan talked about
     ("I work at Airbus in Toulouse.", "this month im on a secondment at Rolls-Royce in Derby, back in France in June",
      "user works_at: Airbus"),  # a stay
+    ("I live in Boston.", "I'm in Paris now for a conference.", "user lives_in: Boston"),  # a stay
 ])
 def test_with_minilm_what_changes_nothing(clock, minilm, old, new, held):
     with _told(clock, minilm, old, new) as (engine, beliefs):

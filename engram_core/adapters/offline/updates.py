@@ -75,6 +75,10 @@ _NOT_PLACES = frozenset("bed love pain trouble shock tears charge control luck t
                         "therapy labour labor office work class meeting meetings court jail prison hospital school "
                         "college uni town bits pieces heaven hell it hr pr qa sales marketing finance engineering "
                         "accounts accounting tech retail management admin ops support year grade form".split())
+# Somewhere for a while: "I'm in Paris now for a conference", "im in Lisbon now for work, back friday".
+_NOT_STAYING = (r"(?![^.!?]*\b(?:for\s+(?:a|an|the|work|business)\b|trip|holiday|vacation|conference|visiting|flight|"
+                r"layover|back\s+(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|home|"
+                r"next\s+week))\b)")
 _ONLY_PLACE = (r"(?!(?:a|an|the|my|our|his|her|their|this|that|some|no|there|here)\b)"
                r"(?P<obj>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*)?)(?=\s*(?:[,.!]|$))")
 
@@ -171,7 +175,8 @@ _HOME = (
     Rule("lives_in", _rx(WE + r"landed\s+in\s+" + OBJ + r"(?=.*\b(?:for good|home|settled)\b)"),
          revision=True, check=capitalised),
     Rule("lives_in", _rx(_BE + r"(?:now\s+)?(?:living\s+|staying\s+|settled\s+)?in\s+" + OBJ
-                         + r"(?=\s+now\b|\s+these days\b|\s+for good\b)"), revision=True, check=capitalised),
+                         + r"(?=\s+now\b|\s+these days\b|\s+for good\b)" + _NOT_STAYING), revision=True,
+         check=capitalised),
 )
 
 _AT_ORG_NOW = _rx(IM + r"(?:now\s+)?at\s+" + _ORG + r"(?=\s+(?:now|these days)\b)")
