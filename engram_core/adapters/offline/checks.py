@@ -67,9 +67,8 @@ def first_word_not_in(words: frozenset[str]) -> Check:
     return lambda obj: obj.split()[0].lower() not in words
 
 
-def a_role(role: str) -> bool:
-    """What one became that may be a post ("the principal"), not a parent or a fan ("became a father")."""
-    return role.split()[0].lower() not in NON_OCCUPATIONS
+# What one became that may be a post ("the principal"), not a parent or a fan ("became a father").
+a_role = first_word_not_in(NON_OCCUPATIONS)
 
 
 def plausible_age(obj: str) -> bool:
