@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -69,6 +70,22 @@ def say(engine: Engine, clock: FixedClock, *messages: str, gap: timedelta = time
     for text in messages:
         clock.advance(gap)
         engine.observe(text)
+
+
+def held_beliefs(engine: Engine) -> dict[str, bool]:
+    """Every belief as "subject predicate: object", with whether it is current."""
+    return {f"{b.subject} {b.predicate}: {b.object}": b.is_current() for b in engine.store.all_beliefs()}
+
+
+@contextmanager
+def told(clock: FixedClock, embedder, *messages: str) -> Iterator[tuple[Engine, dict[str, bool]]]:
+    """An engine told ``messages`` three days apart, with its beliefs (current or not) after them."""
+    engine = make_engine(clock, embedder=embedder)
+    say(engine, clock, *messages)
+    try:
+        yield engine, held_beliefs(engine)
+    finally:
+        engine.close()
 
 
 @pytest.fixture(scope="session")

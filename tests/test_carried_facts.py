@@ -4,17 +4,14 @@ Ghent." holds "lives in Ghent"), and a correction writes the fact it ends anew w
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from conftest import make_engine, say
+from conftest import held_beliefs, make_engine, say, told
 
 from engram_core.core.chattext import normalise_chat
 from engram_core.core.carryover import carried, name_spans, new_name, new_occupation, new_pastime, set_right
 from engram_core.core.model import Belief, Cardinality, EventKind
-from engram_core.usecases.engine import Engine
 
 pytestmark = pytest.mark.both_stores
 
@@ -108,21 +105,6 @@ def test_a_fact_set_right():
 
 # -- on the write path -----------------------------------------------------------------------------------------
 
-def _beliefs(engine) -> dict[str, bool]:
-    return {f"{b.subject} {b.predicate}: {b.object}": b.is_current() for b in engine.store.all_beliefs()}
-
-
-@contextmanager
-def _told(clock, minilm, *messages: str) -> Iterator[tuple[Engine, dict[str, bool]]]:
-    """An engine told ``messages`` three days apart, with its beliefs (current or not) after them."""
-    engine = make_engine(clock, embedder=minilm)
-    say(engine, clock, *messages)
-    try:
-        yield engine, _beliefs(engine)
-    finally:
-        engine.close()
-
-
 @pytest.mark.parametrize(("old", "new", "gone", "held"), [
     ("I live in Lyon.", "Ended up buying a house in Ghent.", "user lives_in: Lyon", "user lives_in: Ghent"),
     ("I work at Toyota.", "I'm with Honda as of Monday.", "user works_at: Toyota", "user works_at: Honda"),
@@ -155,14 +137,14 @@ def _told(clock, minilm, *messages: str) -> Iterator[tuple[Engine, dict[str, boo
      "user pet_dog: Rocky"),  # one of many pets: the rename says which
 ])
 def test_with_minilm_a_change_in_other_words_makes_the_new_fact(clock, minilm, old, new, gone, held):
-    with _told(clock, minilm, old, new) as (engine, beliefs):
+    with told(clock, minilm, old, new) as (engine, beliefs):
         assert beliefs[held] is True and beliefs[gone] is False
         ended = next(b for b in engine.store.all_beliefs() if f"{b.subject} {b.predicate}: {b.object}" == gone)
         assert ended.superseded_by is not None  # history: what replaced it
 
 
 def test_with_minilm_the_older_words_stay_for_questions_about_the_past(clock, minilm):
-    with _told(clock, minilm, "I live in Lyon.", "Ended up buying a house in Ghent.") as (engine, beliefs):
+    with told(clock, minilm, "I live in Lyon.", "Ended up buying a house in Ghent.") as (engine, beliefs):
         assert "I live in Lyon." not in engine.recall("Where do I live?", 256, reinforce=False).block
         assert "I live in Lyon." in engine.recall("Where did I live before?", 256, reinforce=False).block
         older = next(m for m in engine.store.memories() if m.text == "I live in Lyon.")
@@ -177,7 +159,7 @@ def test_with_minilm_the_older_words_stay_for_questions_about_the_past(clock, mi
      "user family_daughter: Elly"),
 ])
 def test_with_minilm_a_correction_writes_the_fact_it_ends_anew(clock, minilm, old, new, gone, held):
-    with _told(clock, minilm, old, new) as (engine, beliefs):
+    with told(clock, minilm, old, new) as (engine, beliefs):
         assert beliefs[held] is True and beliefs[gone] is False
         fixed = next(b for b in engine.store.all_beliefs() if f"{b.subject} {b.predicate}: {b.object}" == held)
         memory = engine.store.get_memory(fixed.memory_id or "")
@@ -192,7 +174,7 @@ def test_with_minilm_a_correction_writes_the_fact_it_ends_anew(clock, minilm, ol
     ("I live in Lyon.", "Is the new office in Ghent?", "user lives_in: Lyon"),  # a question
 ])
 def test_with_minilm_what_changes_nothing_carries_nothing(clock, minilm, old, new, held):
-    with _told(clock, minilm, old, new) as (engine, beliefs):
+    with told(clock, minilm, old, new) as (engine, beliefs):
         assert beliefs[held] is True and sum(beliefs.values()) == 1
         assert not engine.store.possibly_stale()
 
@@ -213,14 +195,14 @@ def test_chat_shorthand_is_read_in_whole_words_of_any_script(text, said):
      "user company_name: Northwind"),  # a business has a name, not a job of its own
 ])
 def test_with_minilm_more_ways_of_saying_no_change_of_that_value(clock, minilm, old, new, held):
-    with _told(clock, minilm, old, new) as (engine, beliefs):
+    with told(clock, minilm, old, new) as (engine, beliefs):
         assert not any(key.endswith((": Uber", ": June", ": Valencia")) for key in beliefs)
         if held is not None:
             assert beliefs[held] is True
 
 
 def test_with_minilm_someones_friend_is_not_them(clock, minilm):
-    with _told(clock, minilm, "My daughter Mei studies at University of Melbourne.",
+    with told(clock, minilm, "My daughter Mei studies at University of Melbourne.",
         "Mei's best friend transferred to Monash this semester, Mei's a bit sad about it.") as (engine, beliefs):
         assert [held for key, held in beliefs.items() if key.startswith("daughter studies_at")] == [True]
         assert not any("Monash" in key for key in beliefs) and not engine.store.possibly_stale()
@@ -231,12 +213,12 @@ def test_with_minilm_someones_friend_is_not_them(clock, minilm):
     ("I love watching football.", "I stopped following football after the scandal.", "user likes: watching football"),
 ])
 def test_with_minilm_a_taste_stopped_in_other_words_ends(clock, minilm, old, new, gone):
-    with _told(clock, minilm, old, new) as (engine, beliefs):
-        assert _beliefs(engine)[gone] is False
+    with told(clock, minilm, old, new) as (engine, beliefs):
+        assert held_beliefs(engine)[gone] is False
 
 
 def test_with_minilm_a_clause_that_ends_a_diet_names_no_new_one(clock, minilm):
-    with _told(clock, minilm, "I'm on keto.", "Keto is over, I'm doing intermittent fasting now.") as (engine, beliefs):
+    with told(clock, minilm, "I'm on keto.", "Keto is over, I'm doing intermittent fasting now.") as (engine, beliefs):
         assert beliefs["user diet: keto"] is False and beliefs["user diet: fasting"] is True
 
 

@@ -5,17 +5,13 @@ speaker's current beliefs."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
-from conftest import make_engine, say
+from conftest import told
 
 from engram_core.adapters.offline.heuristics import extract_facts
 from engram_core.core.chattext import normalise_chat
 from engram_core.core.slots import slots_changed, slots_named
 from engram_core.core.stopping import clause_stops
-from engram_core.usecases.engine import Engine
 
 pytestmark = pytest.mark.both_stores
 
@@ -129,16 +125,6 @@ def test_an_older_home_is_named_not_changed():
 
 # -- on the write path -----------------------------------------------------------------------------------------
 
-@contextmanager
-def _told(clock, minilm, *messages: str) -> Iterator[tuple[Engine, dict[str, bool]]]:
-    engine = make_engine(clock, embedder=minilm)
-    say(engine, clock, *messages)
-    try:
-        yield engine, {f"{b.subject} {b.predicate}: {b.object}": b.is_current() for b in engine.store.all_beliefs()}
-    finally:
-        engine.close()
-
-
 @pytest.mark.parametrize(("old", "new", "gone", "held"), [
     ("My home is in Nairobi, in Westlands area.",
      "I want to inform you I have relocated to Mombasa, life near the sea is more calm for me and my kids.",
@@ -153,7 +139,7 @@ def _told(clock, minilm, *messages: str) -> Iterator[tuple[Engine, dict[str, boo
      "user works_at: Dishoom"),
 ])
 def test_with_minilm_a_change_in_plain_words(clock, minilm, old, new, gone, held):
-    with _told(clock, minilm, old, new) as (_, beliefs):
+    with told(clock, minilm, old, new) as (_, beliefs):
         assert beliefs[gone] is False
         assert held is None or beliefs[held] is True
 
@@ -167,7 +153,7 @@ def test_with_minilm_a_change_in_plain_words(clock, minilm, old, new, gone, held
      "my doctor put me on a gluten-free diet after the celiac diagnosis", "What do I eat?", "everything"),
 ])
 def test_with_minilm_an_older_word_of_the_slot_leaves_answers_about_now(clock, minilm, old, new, query, hidden):
-    with _told(clock, minilm, old, new) as (engine, _):
+    with told(clock, minilm, old, new) as (engine, _):
         assert hidden not in engine.recall(query, 256, reinforce=False).block
         assert hidden in engine.recall(query.replace("do I", "did I") + " before", 256, reinforce=False).block
 
@@ -184,7 +170,7 @@ def test_with_minilm_an_older_word_of_the_slot_leaves_answers_about_now(clock, m
     ("I live in Boston.", "I'm in Paris now for a conference.", "user lives_in: Boston"),  # a stay
 ])
 def test_with_minilm_what_changes_nothing(clock, minilm, old, new, held):
-    with _told(clock, minilm, old, new) as (engine, beliefs):
+    with told(clock, minilm, old, new) as (engine, beliefs):
         assert held is None or beliefs[held] is True
         assert all(current for fact, current in beliefs.items() if fact.startswith(("user", "partner")))
         assert not engine.store.possibly_stale()

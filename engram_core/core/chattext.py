@@ -113,11 +113,26 @@ _TELLING = re.compile(r"(?:(?<=^)|(?<=[.!?]\s)|(?<=,\s))(?:(?:I\s+)?(?:just\s+|r
 _REQUEST = re.compile(r"\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:call|use|remember|note|start\s+calling|"
                       r"address|update|keep|put)\b[^?]*?\?", re.I)
 
+# A name asked for as a wish is a request: "I'd like to be called Alexis", "I'd rather you call me Sam".
+_NAME_WISH = re.compile(r"\b(?:I'd|I\s+would)\s+(?:like|prefer|love|rather)\s+(?:(?:you\s+)?to\s+|you\s+)?"
+                        r"(?:be\s+called|call\s+me|be\s+known\s+as|be\s+addressed\s+as|go\s+by)\b", re.I)
+# "guess who lives in denver now", "guess who's a Perth local?": the speaker's news as a riddle.
+_GUESS_WHO = re.compile(r"\bguess\s+who(?:'s|\s+is|\s+(lives|works|has|just|finally|got|moved|quit|left|started|joined|"
+                        r"became|went))\b(?P<rest>[^.!?]*)(?P<end>\?+)?", re.I)
+_GUESS_VERBS = {"lives": "live", "works": "work", "has": "have"}
+
+
+def _guessed(m: re.Match[str]) -> str:
+    verb = m.group(1)
+    said = "I'm" if verb is None else "I " + _GUESS_VERBS.get(verb.lower(), verb)
+    return said + m.group("rest") + ("." if m.group("end") else "")  # the riddle's "?" asks nothing
+
 
 def normalise_chat(text: str) -> str:
     text = _WORD.sub(_fix_word, text)
     text = _NOT_MORE.sub(lambda m: f"{m.group(1)} no longer", text)
-    text = _TELLING.sub("", _REQUEST.sub(lambda m: m.group(0)[:-1] + ".", text))
+    text = _TELLING.sub("", _REQUEST.sub(lambda m: m.group(0)[:-1] + ".", _NAME_WISH.sub("please call me", text)))
+    text = _GUESS_WHO.sub(_guessed, text)
     return _NO_MORE_IN.sub("no longer ", text)
 
 

@@ -233,7 +233,7 @@ OWN_SLOTS: dict[str, re.Pattern[str]] = {
 }
 OWN_CHANGE = re.compile(
     KIN_CHANGE.pattern + r"|\b(?:as\s+of|from\s+today|starting|ended\s+up|signed|unpacked|first\s+(?:day|week|shift|"
-    r"month)|since\s+last|new|got\s+here|heading\s+over|just|rather|prefer|took|married|legally|from\s+here\s+on|"
+    r"month)|since\s+last|new(?!\s+(?-i:[A-Z]))|got\s+here|heading\s+over|just|rather|prefer|took|married|legally|from\s+here\s+on|"
     r"going\s+forward|please|use\s+that|went|gone|going|caved|again|no\s+more|back\s+(?:to|in)|put\s+me\s+on|"
     r"has\s+me|set\s+me\s+up|sticking|following|trying|doing)\b", re.I)
 # A stay, not a home or an employer: "this week im at the Hitachi office in Osaka for a joint training".

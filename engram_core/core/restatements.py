@@ -45,7 +45,7 @@ S = TypeVar("S", bound=Scored)
 CHANGE_CUE = re.compile(
     r"\b(?:now|anymore|any\s+more|any\s+longer|no\s+longer|switched|gave\s+up|given\s+up|started|moved|"
     r"relocated|renamed|rebranded|quit|left|joined|changed|instead|these\s+days|nowadays|stopped|"
-    r"not\s+(?:\w+ing\s+)?(?:more|into)|new|from\s+now\s+on|actually|correction|typo|I\s+mean|"
+    r"not\s+(?:\w+ing\s+)?(?:more|into)|new(?!\s+(?-i:[A-Z]))|from\s+now\s+on|actually|correction|typo|I\s+mean|"
     r"I\s+meant|mistake)\b", re.I)
 # "Also", "too", "as well": a value added beside the old one, not instead of it.
 ADDITIVE_CUE = re.compile(r"\b(?:also|too|as\s+well|another|second|both|additionally|plus|besides)\b", re.I)

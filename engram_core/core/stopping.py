@@ -42,7 +42,11 @@ _STOP_WORD = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+
                         r"dropped(?!\s+(?:off|by|in|out|me|him|her|them|it|the\s+kids))|(?:'s|\s+is|\s+are)\s+(?:over|(?:done|history|"
                         r"finish(?:ed)?|off\s+the\s+menu)(?=\s*(?:$|[,.;!]|since|now|for\s+(?:me|us|good)|after|because)))|(?:don'?t|do\s+not|never|rarely|hardly\s+ever)\s+(?:\w+\s+){1,5}?"
                         r"(?:these\s+days|nowadays)|"
-                        r"gone\s+(?:right\s+)?off|went\s+off|(?:is|'s)\s+dead\s+to\s+me|(?:isn'?t|is\s+not|'s\s+not|aren'?t|are\s+not)\s+for\s+me|"
+                        # second-language "I have stop to drink wine", "I stop to work for the Parliament"
+                        r"(?:have|has|had)\s+stop\s+to|(?<=\bI\s)stop\s+to(?=\s+(?:work|use|drink|eat|smoke|play|watch|"
+                        r"follow|go|do)\b)|"
+                        r"gone\s+(?:right\s+)?off|went\s+off|(?:I'm|I\s+am|im)\s+(?:so\s+)?over\s+(?=(?-i:[A-Z]))|"
+                        r"lost\s+(?:its|their)\s+(?:shine|appeal|magic|charm)|lost\s+(?:all\s+)?interest\s+in|(?:is|'s)\s+dead\s+to\s+me|(?:isn'?t|is\s+not|'s\s+not|aren'?t|are\s+not)\s+for\s+me|"
                         r"(?:doesn'?t|does\s+not|don'?t|didn'?t)\s+(?:agree|work(?:\s+out)?)\s+(?:with|for)\s+me|"
                         + _AVERSION + "|" + _ENDING + r")\b", re.I)
 _OUTINGS = re.compile(r"\b(?:trip|holiday|vacation|visit|stay|tour|flight|journey|meeting|party|wedding|festival|"
@@ -83,7 +87,8 @@ def _stops_at(clause: str, found: re.Match[str]) -> bool:
         return True  # "cant do spicy anymore": the "I" left out
     if "lasted" in cue and _OUTINGS.search(before):
         return False  # "the trip lasted two weeks": an outing ends, not a habit
-    if cue.endswith(("over", "done", "history", "menu", "finish", "finished")) or "lasted" in cue:  # "it's over", "keto
+    if cue.endswith(("over", "done", "history", "menu", "finish", "finished", "shine", "appeal", "magic", "charm")) \
+            or "lasted" in cue:  # "it's over", "keto
         # lasted a week"; not "your shift is over", nor "what's he done"
         return _OTHERS.search(before) is None and _ASKING.match(before) is None
     self_at = [m.end() for m in _SELF.finditer(before)] or [m.end() for m in _HOLDER.finditer(before)]
@@ -108,6 +113,7 @@ def stopping_sentences(text: str) -> str:
 _ENDED = re.compile(r"\b(?:retired\s+from|last\s+(?:day|shift)\s+(?:at|with|of)|notice\s+at|left|quit|"
                     # "stopped following football", "cancelled my gym membership", "I don't run anymore"
                     r"stopped\s+(?:following|watching|playing|doing|going\s+to|listening\s+to|reading)|"
+                    r"stop\s+to\s+(?:work\s+for|use|drink|eat|play|watch|follow|go\s+to|do)|"
                     r"cancell?ed|(?:don'?t|do\s+not|no\s+longer)(?=\s+\w+\s+(?:anymore|any\s+more)\b)|"
                     r"dropped\s+out\s+of|dropped|ditched|uninstalled|deleted|"
                     r"sold|gr[eo]wn?\s+out\s+of|outgrew|pulled\s+(?:\w+\s+)?out\s+of|can'?t\s+(?:stand|stomach|face|"

@@ -88,7 +88,8 @@ DATE_WORDS = re.compile(
 
 
 _WORKPLACE = re.compile(r"\b(?:pharmacy|chemist|hotel|restaurant|cafe|café|bakery|supermarket|inc|ltd|llc|corp|plc|"
-                        r"labs|agency)\b", re.I)
+                        r"labs|agency|construction|consulting|solutions|partners|associates|systems|technologies|"
+                        r"logistics|insurance|airlines|motors)\b", re.I)
 
 
 _SCHOOLS = re.compile(r"\b(?:school|academy|primary|college|university|uni|nursery|kindergarten)\b", re.I)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from engram_core.adapters.offline.checks import capitalised, first_word_not_in, is_occupation
-from engram_core.adapters.offline.lexicon import NOT_NAMES, topic_of
+from engram_core.adapters.offline.checks import capitalised, first_word_not_in, is_occupation, workplace
+from engram_core.adapters.offline.lexicon import NOT_NAMES, PASTIMES, topic_of
 from engram_core.adapters.offline.patterns import ADV, DIETS, FACT, IM, ONE, REL, ROLE, PredicateSpec, Rule, name
 
 
@@ -24,7 +24,8 @@ def _rx(pattern: str) -> re.Pattern[str]:
 
 
 # The speaker, said or left out: "I've just signed", "we finally", or the clause opening with its verb.
-_OPEN = r"^(?:(?:just|finally|so|and|ok|okay|well|officially|also|yay|update|news|big\s+news|today|btw)[,:!]?\s+)*"
+_OPEN = (r"^(?:(?:just|finally|so|and|ok|okay|well|officially|also|yay|update|news|big\s+news|today|btw|lol|"
+         r"guess\s+who)[,:!]?\s+)*")
 _SELF = r"(?:" + _OPEN + r"|\b(?:I|we)(?:'ve|\s+have)?\s+" + ADV + r")"
 _PLACE = r"(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))"
 _HOME_KIND = (r"(?:(?:new|little|tiny|small|big|one-bed|two-bed|\w+-bedroom|shared|rented)\s+)*"
@@ -55,6 +56,10 @@ def _not_a_trip(obj: str) -> bool:
 
 
 _HOMES = (
+    # "I'm a Perth local now": where one lives, said as who one is there.
+    Rule("lives_in", _rx(IM + r"(?:now\s+)?(?:an?\s+)?(?:proper\s+|official\s+)?" + _PLACE
+                         + r"\s+(?:local|resident)\b"),
+         check=_not_a_trip),
     # "Just signed a lease in Ljubljana!", "we signed the lease on a flat in Porto".
     Rule("lives_in", _rx(_SELF + r"signed\s+(?:a|the|our|my)\s+(?:new\s+)?(?:lease|tenancy|rental\s+(?:agreement|"
                          r"contract))\s+(?:(?:on|for)\s+(?:a|an|the|our|my)\s+" + _HOME_KIND + r"\s+)?in\s+" + _PLACE
@@ -90,12 +95,14 @@ _JOBS = (
     Rule("job_title", _rx(_SELF + r"(?:got|was|been|get|getting)\s+hired\s+as\s+(?:an?\s+|the\s+)?" + ROLE),
          revision=True, first_person=False, check=is_occupation),
     Rule("job_title", _rx(_SELF + r"(?:took|taken|accepted|got|landed|started|starting|began)\s+(?:a|an|the|my)\s+"
-                          + _JOB_KINDS + r"\s+as\s+(?:an?\s+|the\s+)?" + ROLE),
+                          r"(?:day\s+|night\s+|desk\s+|office\s+|summer\s+|weekend\s+)?" + _JOB_KINDS
+                          + r"\s+as\s+(?:an?\s+|the\s+)?" + ROLE),
          revision=True, first_person=False, check=is_occupation),
     # "Retrained and working as a paramedic", "Took a job at Supercell".
     Rule("job_title", _rx(_SELF + r"(?:retrained\s+(?:and|as)\s+)?(?:now\s+)?working\s+as\s+(?:an?\s+)?" + ROLE),
          revision=True, first_person=False, check=is_occupation),
-    Rule("works_at", _rx(_SELF + r"(?:took|accepted|got|landed|started)\s+(?:a|an|the)\s+" + _JOB_KINDS
+    Rule("works_at", _rx(_SELF + r"(?:took|accepted|got|landed|started)\s+(?:a|an|the)\s+(?:[a-z][\w-]*\s+){0,2}?"
+                         + _JOB_KINDS
                          + r"\s+(?:at|with)\s+" + _PLACE + _NOT_PAST), revision=True, first_person=False,
          check=lambda o: not _SCHOOL_WORDS.search(o)),
     # "I work as a pharmacist at Boots": the role's place of work, which the role's own rule cuts off.
@@ -119,8 +126,28 @@ _JOBS = (
     # "I do QA at Spotify": a business function done somewhere ("I do yoga at Equinox" is no job).
     Rule("works_at", _rx(r"\bI\s+(?:now\s+|currently\s+|mostly\s+)?do\s+(?:the\s+)?(?:" + _FUNCTIONS + r")\s+"
                          r"(?:\w+\s+)?(?:at|for)\s+" + _PLACE + _NOT_PAST), first_person=False),
+    # "I got job in Wipro", "I join to Santander bank", "Now I fly for Emirates": second-language and trade words.
+    Rule("works_at", _rx(r"(?:" + _SELF + r"(?:got|found|take|took|get)\s+(?:a\s+|the\s+)?(?:new\s+)?job\s+"
+                         r"(?:in|at|with)|"
+                         r"\bI\s+(?:join|joined)\s+to)\s+" + _PLACE + _NOT_PAST), revision=True, first_person=False,
+         check=lambda o: not _SCHOOL_WORDS.search(o)),
+    # "I'm with Turner Construction now": a firm one is with, by a word of its kind.
+    Rule("works_at", _rx(IM + r"(?:now\s+)?with\s+" + _PLACE + r"\s+now\b"), revision=True,
+         check=lambda o: _ORG_WORDS.search(o) is not None or workplace(o)),
+    # "started at Kaiser Permanente on monday", "joined a small fintech called Brightwave", "doing deliveries for
+    # DoorDash": a workplace by the day work began there, by its kind, or by the work done for it.
+    Rule("works_at", _rx(_SELF + r"(?:started|began)\s+(?P<work>(?:work|working|my\s+job)\s+)?at\s+" + _PLACE
+                         + r"(?(work)|(?=\s+(?:on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|last\s+(?:week|month)|"
+                         r"this\s+(?:week|month)|yesterday|today)\b))" + _NOT_PAST), revision=True,
+         first_person=False, check=lambda o: not _SCHOOL_WORDS.search(o)),
+    Rule("works_at", _rx(_SELF + r"joined\s+(?:a|an)\s+(?:[\w-]+\s+){0,3}?(?:company|startup|start-up|firm|fintech|"
+                         r"agency|bank|studio|consultancy|practice|clinic|hospital|lab|charity|nonprofit|business|"
+                         r"restaurant|cafe|café|bakery|salon|shop|store)\s+(?:called|named)\s+" + _PLACE + _NOT_PAST),
+         revision=True, first_person=False),
+    Rule("works_at", _rx(r"(?:^|\bI\s+|\bI'm\s+|\bim\s+)(?:now\s+)?(?:do|doing)\s+(?:deliveries|delivery|shifts|"
+                         r"rides)\s+for\s+" + _PLACE + _NOT_PAST), revision=True, first_person=False),
     # "I write for Le Monde", "I drive for Uber most nights": whom the work is done for.
-    Rule("works_at", _rx(r"(?:^|\bI\s+)(?:now\s+|mostly\s+|mainly\s+|currently\s+)?(?:write|drive|deliver|"
+    Rule("works_at", _rx(r"(?:^|\bI\s+)(?:now\s+|mostly\s+|mainly\s+|currently\s+)?(?:write|drive|deliver|fly|"
                          r"freelance|cook|report)\s+for\s+" + _PLACE + _NOT_PAST),
          first_person=False, check=lambda o: not _SCHOOL_WORDS.search(o)),
     # "Got the sous chef job!": the job named by its title ("got the new job" names none).
@@ -136,6 +163,19 @@ _NAMES = (
     # "friends started calling me jojo", "my last name is Adeyemi".
     Rule("name", _rx(r"\b(?:started|start|began)\s+calling\s+me\s+" + name(any_case=True) + _NAME_END),
          revision=True, first_person=False, check=first_word_not_in(NOT_NAMES), negatable=False),
+    # "Please use David when you talk to me", "I chose an English name, David": the name asked for or taken.
+    *(Rule("name", _rx(pattern), revision=True, first_person=False, check=first_word_not_in(NOT_NAMES),
+           negatable=False) for pattern in (
+        r"\bplease\s+use\s+" + name() + r"(?=\s+(?:when(?:ever)?\s+you\s+(?:talk|speak|address|call|refer|write)|"
+        r"instead\s+of\s+(?-i:[A-Z]))\b)",
+        r"\b(?:chose|picked|took|adopted|use)\s+(?:an?|the)\s+(?:new\s+)?(?:\w+\s+)?name,\s+" + name() + _NAME_END,
+        # "my name now is Aigerim Sadykova", "call me by my Chinese name, Wei"
+        r"\bmy\s+name\s+(?:now|from\s+now\s+on)\s+is\s+" + name() + _NAME_END,
+        r"\bcall\s+me\s+by\s+(?:my|the)\s+(?:\w+\s+)?name,?\s+" + name() + _NAME_END)),
+    # "Everyone knows me as Bobby", "I'm known as Bea at work".
+    Rule("name", _rx(r"\b(?:(?:knows?|knew)\s+me|I'?m\s+known)\s+as\s+" + name()
+                     + r"(?=\s*(?:$|[,.;:!)]|at\s+work\b))"),
+         first_person=False, check=first_word_not_in(NOT_NAMES), negatable=False),
     Rule("surname", _rx(r"\bmy\s+(?:last|family|sur)\s?name\s+is\s+(?:now\s+)?" + name() + _NAME_END),
          first_person=False, check=first_word_not_in(NOT_NAMES), negatable=False),
     # "I legally changed my name to Seun Adeyemi", "Got married, I'm Bartholomew Okafor".
@@ -167,7 +207,7 @@ _DIETS = (
     # "eating flexitarian these days", "Trying the Mediterranean diet these days".
     Rule("diet", _rx(r"\beating\s+(?P<obj>" + DIETS + r")\s+(?:these\s+days|now|lately|nowadays)\b"), revision=True,
          first_person=False),
-    Rule("diet", _rx(_SELF + r"(?:trying|doing|following|started|starting)\s+(?:the|a|an)\s+"
+    Rule("diet", _rx(_SELF + r"(?:now\s+)?(?:trying|doing|following|follow|started|starting)\s+(?:(?:the|a|an)\s+)?"
                      r"(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+diet\b"),
          revision=True, first_person=False, check=lambda o: o.lower() not in {"new", "same", "other", "whole"}),
 )
@@ -200,9 +240,27 @@ _TASTES = (
     # when said so ("now", "these days").
     *(Rule("prefers_?", _rx(r"(?:^|[,;:]\s*|\b(?:so|and|but|now)\s+)(?P<obj>[\w'-]+(?:\s+[\w'-]+){0,2}?)(?:'s|\s+is)\s+"
                             r"(?:now\s+)?my\s+(?:new\s+)?(?:(?:morning|evening|weekend|daily|go-?to)\s+)?(?:thing|"
-                            r"favou?rite|fave|fav|jam|ritual)" + ending),
+                            r"favou?rite|fave|fav|jam|ritual|obsess?ion)" + ending),
            revision=changed, first_person=False, check=lambda o: topic_of(o) is not None)
       for ending, changed in ((r"\s+(?:now|these\s+days|lately|instead)\b", True), (r"(?=\s*(?:$|[,.;!]))", False))),
+    # "my new favorite is ramen": a favourite of a kind the lexicon knows.
+    Rule("prefers_?", _rx(r"\bmy\s+(?:new\s+)?(?:favou?rite|fave|fav)\s+(?:now\s+)?is\s+(?:now\s+)?(?P<obj>[\w' -]+?)"
+                          r"(?=\s*(?:$|[,.;!]|now\b|these\s+days\b))"),
+         first_person=False, check=lambda o: topic_of(o) is not None),
+    # "Arctic Monkeys are my band these days": a favourite of the kind it names, new when said so.
+    Rule("{topic}", _rx(r"(?:^|[,;:]\s*)(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3}))\s+(?:are|is|'s)\s+"
+                        r"(?:now\s+)?my\s+(?:new\s+)?(?:favou?rite\s+)?(?P<topic>band|artist|singer|team|show|series|game|sport|"
+                        r"drink|podcast|author|writer)\s+(?:now|these\s+days|lately|nowadays)\b"),
+         revision=True, first_person=False),
+    # "Mia picked up the drums", "been all about jazz lately": a pastime or taste taken up.
+    Rule("hobby", _rx(r"\b(?:picked|took)\s+up\s+(?:the\s+)?(?P<obj>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+                      r"(?=\s*(?:$|[,.;!]|and\b|with\b|instead\b|now\b|lately\b|these\s+days\b))"),
+         revision=True, first_person=False,
+         check=lambda o: o.split()[-1].lower() in PASTIMES or o.split()[0].lower().endswith("ing")),
+    Rule("likes", _rx(r"(?:^|[,;]\s*|\b(?:I've|I\s+have)\s+)been\s+(?:really\s+|totally\s+)?(?:all\s+about|"
+                      r"obsessed\s+with|hooked\s+on)\s+(?P<obj>[\w' -]+?)"
+                      r"(?=\s*(?:$|[,.;!]|lately\b|these\s+days\b|recently\b))"),
+         revision=True, first_person=False),
 )
 
 RULES: tuple[Rule, ...] = _HOMES + _JOBS + _NAMES + _DIETS + _DIET_WE + _TASTES

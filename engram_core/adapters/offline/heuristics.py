@@ -260,7 +260,6 @@ def _disclosure_removed(clause: str) -> str:
     return stripped.rstrip("?").rstrip() if stripped != clause else clause
 
 
-
 def _person_context(person: Person, ctx: _Context) -> _Context:
     """Another person's facts, relative to whoever speaks: "The user's sister", "Caroline's sister"."""
     if ctx.subject == "user" or not person.display.startswith("The user's "):
@@ -282,8 +281,6 @@ def _placed_facts(clause: str, placed: Placed, ctx: _Context) -> list[FactDraft]
     facts = naming + _unnamed(_clause_facts(placed.text, _person_context(placed.person, ctx)), naming)
     called = {normalise(word) for word in called_me(clause)}  # "my dad calls me kiddo": no name of his
     return [d for d in facts if not (d.predicate == "name" and normalise(d.object) in called)]
-
-
 
 
 def _unnamed(facts: list[FactDraft], naming: list[FactDraft]) -> list[FactDraft]:
@@ -309,10 +306,10 @@ def sentences(text: str) -> list[str]:
     return merged
 
 
-def _renames(sentence: str, subject: str, display: str, lowercase: bool) -> list[FactDraft]:
+def _renames(sentence: str, subject: str, display: str, lowercase: bool, text: str) -> list[FactDraft]:
     if _is_question(sentence) or _HYPOTHETICAL.search(sentence) or skip_reason(sentence):
         return []
-    return rename_facts(sentence, subject, display, lowercase)
+    return rename_facts(sentence, subject, display, lowercase, text)
 
 
 def _carried_subject(clause: str, before: Placed | None) -> Placed | None:
@@ -364,9 +361,12 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user",
             if placed.scope is Scope.USER and not stated:
                 unclaimed.append(said)
         found = {normalise(d.object) for d in drafts.values()} - said_values
-        for draft in _renames(sentence, subject, display, lowercase):  # a rename unless a clause rule said it
-            if draft.predicate == "allergy" or normalise(draft.object) not in found:
-                drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)
+        for draft in _renames(sentence, subject, display, lowercase, text):  # a rename unless a clause rule said it
+            key = (draft.subject, draft.predicate, normalise(draft.object))
+            if (held := drafts.get(key)) is not None and held.tentative:  # firm after a wedding: "I'm Ana Novak"
+                drafts[key] = draft
+            elif draft.predicate == "allergy" or normalise(draft.object) not in found:
+                drafts.setdefault(key, draft)
     if (after := follow_on(text, drafts.values())) is not None:
         drafts.setdefault((after.subject, after.predicate, normalise(after.object)), after)
     if not drafts and subject == "user":

@@ -37,12 +37,15 @@ TECH_SKILLS = words(
     "python java javascript typescript rust go golang c c++ c# sql excel photoshop figma react kotlin swift "
     "ruby php r matlab docker kubernetes aws linux git html css latex haskell scala elixir cpr")
 # Capitalised words that follow "I'm" without being a name.
-NOT_NAMES = words("not so just also really here back fine good great ok okay sorry happy glad sure ready "
+NOT_NAMES = words("by not so just also really here back fine good great ok okay sorry happy glad sure ready "
                   "done in on at from the a an very going still currently now always never new home "
                   "it its my this that he she they we our his her their later tomorrow tonight when anytime "
                   "soon asap before after again whenever if back tired vegetarian vegan pescatarian veggie keto "
                   "paleo every each all sometimes often daily weekly nightly crazy twice once constantly"
                   ) | NATIONALITIES
+# "my friends jokingly call me Professor cuz i wear glasses": a nickname given in jest, no name.
+NOT_IN_JEST = (r"(?<!jokingly\s)(?<!teasingly\s)(?<!sometimes\s)(?<!ironically\s)(?<!affectionately\s)"
+               r"(?![^.!?,;]*\b(?:cuz|coz|cos|because|bc|as\s+a\s+joke|behind\s+my\s+back)\b)")
 OCCUPATIONS = words(
     "nurse doctor teacher engineer developer designer lawyer chef cook pilot scientist biologist architect "
     "accountant student professor researcher programmer manager analyst consultant writer journalist "
@@ -50,7 +53,8 @@ OCCUPATIONS = words(
     "soldier farmer mechanic electrician plumber carpenter barista waiter waitress bartender baker butcher "
     "cashier clerk secretary receptionist librarian vet veterinarian surgeon physician psychologist "
     "translator interpreter driver entrepreneur founder ceo cto cfo coo pm vp sre intern freelancer "
-    "tutor coach trainer nanny caregiver midwife cleaner janitor salesperson realtor banker economist")
+    "tutor coach trainer nanny caregiver midwife cleaner janitor salesperson realtor banker economist "
+    "attorney paralegal agent trainee apprentice lead")
 NON_OCCUPATIONS = words(
     "fan lover person people beginner member user customer believer vegetarian vegan pescatarian parent "
     "mother father mom mum dad sister brother daughter son wife husband patient introvert extrovert "

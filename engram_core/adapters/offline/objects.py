@@ -6,7 +6,7 @@ import re
 
 _CUT = re.compile(
     r"\s+(?:because|'?cause|cuz|coz|since|but|so that|so|which|who|whom|where|while|whereas|although|though|unless|"
-    r"until|if|"
+    r"until|if|as\s+of|of\s+all\s+(?:things|people|places)|"
     r"when|as I|as we|as it|with\s+(?:my|our|his|her|their))\b.*$", re.I)
 # "a lot of coffee": the coffee, not how much of it.
 _QUANTITY = re.compile(r"^(?:a\s+lot\s+of|lots\s+of|loads\s+of|plenty\s+of|tons\s+of|heaps\s+of|too\s+much|"
@@ -17,7 +17,9 @@ _CUT_BY_PREDICATE = {
     "works_at": re.compile(r"\s+(?:as|in|since)\s+.*$", re.I),
     # "Lisbon for her master's", "Oslo for work", "Bath to be near my sister": the reason is not the place.
     # "Bangalore only", "Hyderabad itself": emphasis in Indian English, not part of the name.
-    "lives_in": re.compile(r"\s+(?:for\s+(?!now\b)|with\s+|only\b|itself\b|to\s+(?:be|save|get|live|stay|look|help|"
+    "lives_in": re.compile(r"\s+(?:for\s+(?!now\b)|with\s+|only\b|itself\b|is\b|was\b|"
+                           r"(?:near|close\s+to)\s+(?:the|my|our|a|an)\b|"
+                           r"to\s+(?:be|save|get|live|stay|look|help|"
                            r"care|start|study|work|join|take|find)\b).*$", re.I),
 }
 _TIME_TAIL = re.compile(
@@ -28,13 +30,13 @@ _TIME_TAIL = re.compile(
     r"(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+)?"
     r"(?:a\s+few|a\s+couple\s+of|several|many|\w+)\s+(?:days|weeks|months|years)|earlier\s+this\s+(?:week|month|year)|"
     r"(?:in|over|during)\s+(?:the\s+)?(?:(?:early|late)\s+)?(?:spring|summer|autumn|fall|winter|holidays)|"
-    r"(?:on|this|last)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:on|over|at)\s+the\s+weekend|"
+    r"(?:on|this|last)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|at\s+\d{1,2}(?::\d\d)?\s*(?:am|pm)|(?:on|over|at)\s+the\s+weekend|"
     r"in\s+(?:early\s+|late\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|"
     r"december|\d{4}))$", re.I)
 _SOFT_TAIL = re.compile(
     r"(?:^|\s+)(?:now|right now|just now|for now|these days|nowadays|anymore|any more|currently|"
     r"at the moment|at present|again|too|as well|actually|though|already|officially|finally|by the way|btw|"
-    r"haha|lol|originally|I think|I guess|I believe|ok|okay|then|instead|completely|altogether|entirely|also|"
+    r"either|haha|lol|originally|I think|I guess|I believe|ok|okay|then|instead|completely|altogether|entirely|also|"
     r"for good|totally|for me|tbh|to be honest|now on|from now on|alone|on my own|by myself)$", re.I)
 # A preposition left over once its tail is cut ("Chicago for" of "Chicago for now") ends no value.
 _DANGLING = re.compile(r"(?<=\w)\s+(?:for|to|at|with|of|on|from|by|in)$", re.I)
@@ -100,8 +102,9 @@ def _a_clause(obj: str) -> bool:
         or _NEGATED_VERB.search(obj) is not None
 
 
-# "the heavy stuff doesn't do it": a clause said of a thing, not a thing.
-_NEGATED_VERB = re.compile(r"\b(?:doesn'?t|don'?t|isn'?t|aren'?t|wasn'?t|weren'?t|won'?t|can'?t|didn'?t)\b", re.I)
+# "the heavy stuff doesn't do it", "my character is called Valkyra": a clause said of a thing, not a thing.
+_NEGATED_VERB = re.compile(r"\b(?:doesn'?t|don'?t|isn'?t|aren'?t|wasn'?t|weren'?t|won'?t|can'?t|didn'?t|"
+                           r"(?:is|are|was|were)\s+(?:called|named))\b", re.I)
 
 
 # "a safe, inviting place": two adjectives of one noun, not two items.

@@ -14,7 +14,7 @@ from engram_core.adapters.offline.checks import (
     NOT_EMPLOYERS, NOT_PLAYED, NOT_WORKED_ON, SKILL_WORDS, Check, a_food, a_taste, capitalised, could_be_a_name, dated,
     a_role, first_word_not_in, is_occupation, joined_employer, one_of, plausible_age, workplace,
 )
-from engram_core.adapters.offline.lexicon import LANGUAGES, NATIONALITIES, NOT_NAMES, OCCUPATIONS, topic_of
+from engram_core.adapters.offline.lexicon import LANGUAGES, NATIONALITIES, NOT_IN_JEST, NOT_NAMES, OCCUPATIONS, topic_of
 from engram_core.core.model import Cardinality, MemoryKind
 
 ONE, MANY = Cardinality.ONE, Cardinality.MANY
@@ -160,8 +160,8 @@ def _rx(pattern: str) -> re.Pattern[str]:
 _IDENTITY = (
     Rule("name", _rx(r"\bmy\s+name(?:'s|\s+is)\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES),
          negatable=False),
-    Rule("name", _rx(r"\b(?:call|calls)\s+me\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES),
-         negatable=False),
+    Rule("name", _rx(NOT_IN_JEST + r"\b(?:call|calls)\s+me\s+" + name(any_case=True)),
+         check=first_word_not_in(NOT_NAMES), negatable=False),
     Rule("name", _rx(r"\bI\s+go\s+by\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES),
          negatable=False),
     Rule("name", _rx(r"\bI(?:'m|\s+am)\s+called\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES),
@@ -184,14 +184,14 @@ _IDENTITY = (
 _HOME_AND_WORK = (
     Rule("lives_in", _rx(WE + r"(?:moved|relocated)\s+(?:out\s+of|away\s+from)\s+" + OBJ), negated=True,
          revision=True, check=capitalised),
-    Rule("lives_in", _rx(WE + r"(?:moved|relocated|shifted)\s+(?:from\s+[^,]+?\s+)?(?:back\s+)?(?:here\s+)?to\s+"
+    Rule("lives_in", _rx(WE + r"(?:moved|relocated|shifted|shift)\s+(?:from\s+[^,]+?\s+)?(?:back\s+)?(?:here\s+)?to\s+"
                          + OBJ),
          revision=True, check=lambda o: capitalised(o) and not workplace(o)),
     # Plain past ("I lived in Paris") is history, not where the user lives now.
     Rule("lives_in", _rx(r"(?:" + WE_HAVE + r"(?:been\s+living|been\s+residing|lived|resided)|(?:\b(?:I|we)|\band)\s+"
                          + ADV + r"(?:live|reside))\s+in\s+" + OBJ)),
-    Rule("lives_in", _rx(WE + r"(?:bought|rented|found|got)\s+(?:an?|our)\s+(?:new\s+)?(?:house|home|flat|apartment|"
-                         r"place)\s+in\s+" + OBJ), revision=True, check=capitalised),
+    Rule("lives_in", _rx(WE + r"(?:bought|buy|rented|found|got)\s+(?:an?|our)\s+(?:new\s+)?(?:house|home|flat|"
+                         r"apartment|place)\s+in\s+" + OBJ), revision=True, check=capitalised),
     Rule("lives_in", _rx(WE + r"(?:moved|relocated)\s+into\s+(?:an?|the|my|our|his|her|their)\s+(?:new\s+|little\s+)?"
                          r"(?:house|home|flat|apartment|place|bungalow|studio)\s+in\s+" + OBJ), revision=True,
          check=capitalised),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from engram_core.adapters.offline.checks import could_be_a_name
 from engram_core.core.model import Cardinality, FactDraft
 
 _CAP = r"(?-i:[A-Z0-9][\w&'.-]*(?:\s+(?:&\s+|of\s+|the\s+)?[A-Z0-9][\w&'.-]*){0,4})"
@@ -102,9 +103,40 @@ def _new_surname(sentence: str, subject: str, display: str) -> list[FactDraft]:
                       statement=f"{display}'s surname is {surname} now.", slot="surname")]
 
 
-def rename_facts(sentence: str, subject: str, display: str, lowercase: bool) -> list[FactDraft]:
-    """The renames (and an allergy named in another clause) a sentence states, each once."""
-    found = _allergy(sentence, subject, display) + _new_surname(sentence, subject, display)
+# "Got married on Saturday!! I'm officially Sarah Okafor", "hyphenated after the wedding, so it's Emma
+# Fitzgerald-Brooks on everything": a full name said after what changes one. "my maiden name, Desai": a surname.
+_NAME_CHANGE_CUE = re.compile(r"\b(?:married|wedding|hitched|divorce\w*|hyphenated|deed\s+poll|changed\s+my\s+name|"
+                              r"(?:legal|new)\s+name)\b", re.I)
+_FULL_NAME_NOW = re.compile(r"\b(?:I'm|I\s+am|it's|its|it\s+is)\s+(?:now\s+)?(?:officially\s+)?"
+                            r"(?P<name>(?-i:[A-Z][\w'-]+)\s+(?-i:[A-Z][\w'-]+))(?=\s*(?:$|[,.!;)]|(?:now|these\s+days|"
+                            r"officially|on\s+(?:everything|paper|my\s+\w+)|from\s+now\s+on)\b))")
+_MAIDEN_NAME = re.compile(r"\bback\s+to\s+my\s+maiden\s+name,?\s+(?:which\s+is\s+)?(?P<surname>(?-i:[A-Z][\w'-]+))"
+                          r"(?=\s*(?:$|[,.!;)]))")
+
+
+_SOMEONE_ELSE = re.compile(r"\b(?:she|he|they|her|his|their|sister|brother|friend|cousin|mum|mom|dad|son|daughter|"
+                          r"niece|nephew|aunt|uncle|colleague|coworker|boss)\b", re.I)
+
+
+def _new_full_name(sentence: str, subject: str, display: str, message: str) -> list[FactDraft]:
+    """A full name or a maiden name taken, in a message that says what changed it (``_NAME_CHANGE_CUE``)."""
+    if _SOMEONE_ELSE.search(sentence) is not None or _NAME_CHANGE_CUE.search(message or sentence) is None:
+        return []
+    m = _FULL_NAME_NOW.search(sentence)
+    if m is not None and all(could_be_a_name(word) for word in m.group("name").split()):
+        return [FactDraft(subject=subject, predicate="name", object=m.group("name"), importance=0.85, revision=True,
+                          statement=f"{display}'s name is {m.group('name')}.")]
+    if (m := _MAIDEN_NAME.search(sentence)) is not None:
+        return [FactDraft(subject=subject, predicate="corrects", object=m.group("surname"), importance=0.75,
+                          revision=True, statement=f"{display}'s surname is {m.group('surname')} now.",
+                          slot="surname")]
+    return []
+
+
+def rename_facts(sentence: str, subject: str, display: str, lowercase: bool, message: str = "") -> list[FactDraft]:
+    """The renames (and an allergy named in another clause) a sentence of ``message`` states, each once."""
+    found = _allergy(sentence, subject, display) + _new_surname(sentence, subject, display) \
+        + _new_full_name(sentence, subject, display, message)
     for pattern, predicate in _LOWERCASE if lowercase else _CAPITALISED:
         m = pattern.search(sentence)
         if m and m.group("new").strip(" .,'").lower() not in ("it", "now", "a", "the"):

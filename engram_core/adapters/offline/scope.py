@@ -45,7 +45,7 @@ class Placed:
 # -- what a clause does not assert --------------------------------------------------
 
 _WISH = re.compile(
-    r"\b(?:some\s*day|one\s+day|in\s+(?:the\s+)?future|dream(?:s|ing|ed)?|day\s*dream\w*|wants?\s+to(?!\s+say)|wanna|"
+    r"\b(?:some\s*day|one\s+day|in\s+(?:the\s+)?future|(?<!is\sa\s)(?<!are\sa\s)(?<!'s\sa\s)(?<!like\sa\s)dream(?:s|ing|ed)?|day\s*dream\w*|wants?\s+to(?!\s+say)|wanna|"
     r"would\s+(?:like|love)|'d\s+(?:like|love)|hope|hoping|gonna|going\s+to|thinking\s+(?:about|of)|"
     r"planning\s+(?:to|on)|plan\s+to|part\s+of\s+me|in\s+another\s+life|will|'ll|shall|consider(?:ing)?|"
     r"tempted|fantasi[sz]e|what\s+if|even\s+if|whenever|"
@@ -54,7 +54,7 @@ _WISH = re.compile(
     r"let's\s+say|say\s+I|suppos(?:e|ing)|imagine|pretend(?:ing)?|hypothetically|in\s+theory|role-?play)\b", re.I)
 _HABITUAL_PAST = re.compile(
     # "back in 2010", "back in the day" are the past; "moved back in with my parents", "back in Leeds" are not.
-    r"\b(?:used\s+to|use\s+to|back\s+(?:when|then)|back\s+in\s+(?=(?:the\s+)?(?:day|days|\d|'\d|\w+ties|those|"
+    r"\b(?:(?<!getting\s)(?<!get\s)(?<!got\s)(?<!gets\s)(?<!am\s)(?<!I'm\s)(?<!be\s)used\s+to|use\s+to|back\s+(?:when|then)|back\s+in\s+(?=(?:the\s+)?(?:day|days|\d|'\d|\w+ties|those|"
     r"that|my|our|his|her|college|school|uni|university|high|old|olden)\b)|in\s+the\s+day|when\s+I\s+was|as\s+an?\s+(?:kid|child|teen|"
     r"teenager|student|boy|girl|youngster)|in\s+(?:college|high\s+school|hs|uni|university|school|my\s+(?:twenties|"
     r"teens|thirties|forties|youth|childhood|country))|(?:years|decades|ages)\s+ago|until\s+I\s+was|formerly|"

@@ -13,7 +13,7 @@ import re
 from engram_core.adapters.offline.checks import capitalised, first_word_not_in, workplace
 from engram_core.adapters.offline.lexicon import NOT_NAMES, PASTIMES
 from engram_core.adapters.offline.patterns import (
-    ADV, DIETS, FACT, I_, I_VE, IM, MANY, OBJ, ONE, WE, PredicateSpec, Rule, name,
+    ADV, DIETS, FACT, I_, I_VE, IM, IM_OR_BEEN, MANY, OBJ, ONE, WE, PredicateSpec, Rule, name,
 )
 
 _ADV_DIET = r"(?:(?:fully|full|completely|totally|100%|strictly|now|officially|basically)\s+)*"
@@ -83,8 +83,9 @@ _ONLY_PLACE = (r"(?!(?:a|an|the|my|our|his|her|their|this|that|some|no|there|her
                r"(?P<obj>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*)?)(?=\s*(?:[,.!]|$))")
 
 
-def _a_place(obj: str) -> bool:
-    return capitalised(obj) and obj.split()[0].lower() not in _NOT_PLACES and obj.lower() not in _NOT_PLACES
+def _a_place(obj: str) -> bool:  # a town, not "Lloyds Pharmacy" (a workplace)
+    return capitalised(obj) and obj.split()[0].lower() not in _NOT_PLACES and obj.lower() not in _NOT_PLACES \
+        and not workplace(obj)
 
 
 _HOME_KIND = (r"(?:(?:new|little|tiny|small|big|old|one-bed|two-bed|three-bed|\w+-bedroom|shared|rented)\s+)*"
@@ -278,7 +279,8 @@ _NAMES_OF_THINGS = (
                              + r"\s+(?:to|as)\s+" + OBJ), revision=True, first_person=False, check=capitalised),
     Rule("{thing}_name", _rx(r"\bchanged\s+(?:the|my|our)\s+" + _THINGS + r"(?:'s)?\s+name\s+to\s+" + OBJ),
          revision=True, first_person=False, check=capitalised),
-    Rule("{thing}_name", _rx(r"\b(?:the|my|our)\s+" + _THINGS + r"(?:\s+[\w-]+){0,4}?\s+(?:is\s+)?called\s+"
+    Rule("{thing}_name", _rx(r"\b(?:the|my|our)\s+" + _THINGS + r"(?:\s+(?!(?:my|his|her|their|our)\b)[\w-]+){0,4}?"
+                             r"\s+(?:is\s+)?called\s+"
                              + name(digits=True)), first_person=False),
 )
 
@@ -328,7 +330,7 @@ _PEOPLE_AND_DIETS = (
          revision=True, tentative=True),
     Rule("school", _rx(I_ + r"(?:go|goes|started|attend|attends)\s+(?:(?:middle|high|primary|secondary)\s+school\s+)?"
                        r"(?:to|at)\s+" + OBJ), check=_school),
-    Rule("school", _rx(IM + r"(?:now\s+)?(?:at|in)\s+" + OBJ), check=_school, revision=True),
+    Rule("school", _rx(IM_OR_BEEN + r"(?:now\s+)?(?:at|in)\s+" + OBJ), check=_school, revision=True),
     # "I switched schools to Oakwood Academy": a teacher "moved over to" a school is a new employer instead.
     Rule("school", _rx(WE + r"(?:moved|switched|transferred|changed)\s+schools?\s+(?:over\s+)?(?:to|at)\s+" + OBJ),
          check=_school, revision=True),
