@@ -54,6 +54,7 @@ def _firm(text: str) -> set[tuple[str, str, str]]:
     ("been all about jazz lately", ("user", "likes", "jazz")),
     ("I don't like Titanic either, way too long.", ("user", "dislikes", "Titanic")),  # not "Titanic either"
     ("my neighbour Gerhard plays the trumpet at 7am every saturday", ("neighbour", "hobby", "the trumpet")),
+    ("My nephew just started at Oakmont Academy, it's a private school.", ("nephew", "school", "Oakmont Academy")),
 ])
 def test_a_fact_in_everyday_words(text, fact):
     assert fact in _firm(text)

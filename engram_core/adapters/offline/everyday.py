@@ -268,7 +268,8 @@ RULES: tuple[Rule, ...] = _HOMES + _JOBS + _NAMES + _DIETS + _DIET_WE + _TASTES
 
 def as_school(predicate: str, obj: str, subject: str) -> str:
     """A child's place of learning is a school, not an employer: "Our son started at Riverbend Academy"."""
-    child = subject.split()[-1] in {"son", "daughter", "kid", "kids", "child", "children", "stepson", "stepdaughter"}
+    child = subject.split()[-1] in {"son", "daughter", "kid", "kids", "child", "children", "stepson", "stepdaughter",
+                                    "nephew", "niece", "grandson", "granddaughter"}
     if predicate == "works_at" and child and capitalised(obj) and _SCHOOL_WORDS.search(obj) \
             and not _ORG_WORDS.search(obj):
         return "school"
