@@ -179,7 +179,8 @@ def _block(config: EngineConfig | None, clock, *messages: str, query: str = "Whe
 
 def test_recall_leaves_out_the_old_home_once_a_move_is_told_in_other_words(clock):
     said = ("I'm living in Denver with my partner.", "Moving day's over, hello Austin!")
-    assert "Denver" in _block(EngineConfig(slot_veto_similarity=1.01), clock, *said)  # the veto off: stale
+    both_off = EngineConfig(slot_veto_similarity=1.01, asked_slot_recency=False)
+    assert "Denver" in _block(both_off, clock, *said)  # both vetoes off: stale
     block = _block(None, clock, *said)  # the default
     assert "Austin" in block and "Denver" not in block
 

@@ -104,6 +104,9 @@ class EngineConfig(BaseModel):
                                          "and a change cue in one sentence) keeps an older memory of that slot "
                                          "out of recall, unless the question asks about the past; above 1 "
                                          "switches this off")
+    asked_slot_recency: bool = Field(
+        True, description="for a question about one of the asker's own single-valued slots now, keep an older "
+                          "memory of that slot out of recall once a newer one of the same teller states it (asked)")
     # Tuned on the truth suite's development half; on held-out LoCoMo (`--skip 3`, 1,024 tokens) it costs one
     # evidence turn (0.819 to 0.818), and none on the tuning conversations.
     retire_similarity: float = Field(

@@ -184,7 +184,7 @@ class IndexEntry:
         key_held: str = record[_KEY]
         return key_held
 
-    def _change_reading(self) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
+    def _change_reading(self) -> tuple[bool, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
         """Whether the text carries a change cue (``restatements``), which slots it says changed and which
         it names (``slots``), kept until the text changes: three regular expressions over 400 candidates
         were 3.5 ms of every recall (docs/benchmarks.md, section 4)."""
@@ -195,7 +195,7 @@ class IndexEntry:
             reading = (text_states_a_change(text), *slot_reading(text))
             self._write(record[:_CHANGE] + (reading, text))
             return reading
-        return cast("tuple[bool, tuple[str, ...], tuple[str, ...]]", record[_CHANGE])
+        return cast("tuple[bool, tuple[str, ...], tuple[str, ...], tuple[str, ...]]", record[_CHANGE])
 
     @property
     def states_a_change(self) -> bool:
@@ -206,6 +206,11 @@ class IndexEntry:
         """``slots_changed`` and ``slots_named`` in one read (recall asks both of 400 candidates)."""
         reading = self._change_reading()
         return reading[1], reading[2]
+
+    @property
+    def slots_named_broadly(self) -> tuple[str, ...]:
+        """``slots_named`` broadly, for a question about a slot now (``asked``)."""
+        return self._change_reading()[3]
 
     def line_and_tokens(self, form: BlockForm, render: Callable[[IndexEntry], str],
                         count: Callable[[str], int]) -> tuple[str, int]:

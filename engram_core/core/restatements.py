@@ -55,8 +55,8 @@ _LABELS = (r"(?:Correction|Update|Note|Edit|FYI|Fyi|PS|P\.S\.|Ps|Btw|BTW|Reminde
            r"Oops|Sorry|Actually|News|Anyway|Ok|Okay|Heads\s+up|Plot\s+twist|Quick\s+\w+|Small\s+\w+|Big\s+\w+)")
 _SPEAKER = re.compile(r"^(?!" + _LABELS + r":)(?P<who>(?-i:[A-Z][\w.'-]*)(?:\s(?-i:[A-Z][\w.'-]*)){0,2}):\s")
 _PEOPLE = re.compile(
-    r"\b(?:my|our|his|her|the)\s+(?:\w+\s+)?(?P<who>wife|husband|partner|boyfriend|girlfriend|son|daughter|kids?|"
-    r"children|mom|mum|mother|dad|father|brother|sister|sis|bro|hubby|parents|grand\w+|gran|granny|nan|nana|"
+    r"\b(?:my|our|his|her|the)\s+(?:\w+\s+)?(?P<who>wife|husband|partner|boyfriend|girlfriend|bf|gf|son|daughter|kids?|"
+    r"children|mom|mum|mother|dad|father|papa|mama|brother|sister|sis|bro|hubby|parents|grand\w+|gran|granny|nan|nana|"
     r"aunt|uncle|cousin|niece|nephew|"
     r"friend|boss|colleague|roommate|flatmate|neighbou?r|teacher|dog|cat|in-laws?|mate|bestie|buddy|pal|bff|"
     r"co-?worker|workmate|classmate|housemate|fianc\w*|step(?:mom|mum|dad|son|daughter|brother|sister)|twin|"
@@ -66,7 +66,8 @@ _RELATIONS = (r"mum|mom|dad|mother|father|grand\w+|gran|granny|nan|nana|husband|
               r"son|daughter|boyfriend|girlfriend")
 _BARE_RELATION = re.compile(r"(?:^|[.!?;]\s+)(?P<who>" + _RELATIONS + r")(?:'s)?\s+(?-i:[a-z])", re.I)
 _ALIASES = {"sis": "sister", "bro": "brother", "hubby": "husband", "gran": "grandma", "granny": "grandma",
-            "nan": "grandma", "nana": "grandma", "mom": "mum", "mother": "mum", "father": "dad"}
+            "nan": "grandma", "nana": "grandma", "mom": "mum", "mother": "mum", "father": "dad", "papa": "dad",
+            "mama": "mum", "bf": "boyfriend", "gf": "girlfriend"}
 _OTHER_PRONOUN = re.compile(r"\b(?:he|she|he's|she's|they're)\b", re.I)
 
 

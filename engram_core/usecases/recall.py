@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from engram_core.core import ledger
+from engram_core.core.asked import asked_slots, outdated
 from engram_core.core.config import EngineConfig
 from engram_core.core.entities import named_entities
 from engram_core.core.index import ActiveIndex, epoch_hours
@@ -74,6 +75,10 @@ def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool, query: str) -
         vectors = index.vectors[[c.position for c in candidates]] if vectors is None else vectors
         drop |= slot_restated(_Pairs(candidates), vectors, config.slot_veto_similarity,
                               [changed for changed, _ in slots], [named for _, named in slots])
+    asked = asked_slots(query) if config.asked_slot_recency else frozenset()
+    if asked:
+        vectors = index.vectors[[c.position for c in candidates]] if vectors is None else vectors
+        drop |= outdated(_Pairs(candidates), [c.entry.slots_named_broadly for c in candidates], asked, vectors)
     flagged = rt.store.possibly_stale()
     if flagged and not asks_about_the_past(query):  # an older home the bookkeeper read a new one for
         drop |= {c.id for c in candidates if flagged.get(c.id, "").startswith(SLOT_CHANGED)}

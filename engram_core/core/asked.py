@@ -1,0 +1,170 @@
+"""The newest word on what a question asks: for a question about one of the asker's own single-valued
+slots now ("Where do I live?", "What's my sister's school?"), an older memory of that slot stays out of
+the block once a newer memory of the same teller says the slot's value (pure).
+
+The slot veto (``slots.slot_restated``) needs the newer memory to say that the slot changed, a change
+cue beside the slot word; ordinary talk often says only the new value ("ok so we officially live in
+auckland", "sam is what i go by"). A question that asks for the value now says which slot matters, so
+here the newest memory that states that slot is taken as the word on it, whatever cue it carries. Only
+first-person questions of the asker (or "the user") count: a question about a named third person
+("Where does Caroline live?") asks about someone whose history the chat tells, and is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+
+import numpy as np
+
+from engram_core.core.chattext import normalise_chat
+from engram_core.core.model import Belief, Memory, MemoryKind
+from engram_core.core.restatements import ADDITIVE_CUE
+from engram_core.core.slots import _NAMED_BROADLY, _NOT_YET, _REPORTED, _SENTENCES, _favourite_slot, \
+    _named_in, _owner, _readable, _slot, _teller, asks_about_the_past
+
+BARE_SIMILARITY = 0.35  # "it's my favourite now" and "My favourite show is Succession" are 0.43; pad thai's, 0.24
+# The words of a question that ask for each slot; "job" asks for both the employer and the trade.
+_ASKED: dict[str, re.Pattern[str]] = {
+    "home": re.compile(r"\b(?:live[sd]?|living|based|home|reside[sd]?|residing|city|town|country)\b", re.I),
+    "employer": re.compile(r"\b(?:work(?:s|ing)?(?!\s+(?:as|out|on|shifts?|hours|nights|days|weekends|lates|from)\b)|"
+                           r"employer|company|firm|job|hospital|hotel|bank|restaurant|shop|store)\b", re.I),
+    "occupation": re.compile(r"\b(?:job|title|role|position|occupation|profession|work(?:s|ing)?\s+as|"
+                             r"do\s+for\s+(?:a\s+)?(?:living|work)|what\s+(?:do|does)\s+(?:I|my\s+\w+)\s+do)\b", re.I),
+    "name": re.compile(r"\b(?:name|call|called|go\s+by|address)\b", re.I),
+    "diet": re.compile(r"\b(?:diet|dietary|eat|eats|eating|vegan|vegetarian|meat)\b", re.I),
+    "school": re.compile(r"\b(?:school|study|studies|studying|college|academy|kindergarten|nursery)\b", re.I),
+    "team": re.compile(r"\b(?:team|support|supports|root\s+for|cheer\s+for)\b", re.I),
+    "car": re.compile(r"\b(?:car|drive|drives|vehicle|motorbike|motorcycle|scooter)\b", re.I),
+}
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|me|my|mine|the\s+user(?:'s)?)\b", re.I)
+_USER = re.compile(r"\bthe\s+user(?:'s)?\b", re.I)
+# Words that put a sentence in the past: what was so, not the word on what is.
+_PAST = re.compile(r"\b(?:used\s+to|back\s+(?:when|then|in)|ago|previous(?:ly)?|former(?:ly)?|old\s+(?:job|flat|"
+                   r"place|house|apartment|school|name)|(?:in|since)\s+(?:19|20)\d\d|when\s+I\s+was|as\s+a\s+(?:kid|child|"
+                   r"teen\w*|student)|growing\s+up|in\s+my\s+(?:teens|twenties|thirties|youth)|"
+                   r"(?:lived|worked|studied)\b(?![\w\s']{0,40}\b(?:for|since)\b))", re.I)
+
+
+# A clause of its own: "this might sound dramatic, but ... I have a new favourite food: pad thai".
+_CLAUSES = re.compile(r",\s*(?:but|and)\b|,\s*(?=(?:could|can|would|will)\s+you\b)|\s[-–—]\s")
+# A polite request is no mere thought: "I would appreciate if you use it".
+_POLITE = re.compile(r"\b(?:I|I'd|I\s+would)\s+(?:really\s+)?(?:appreciate|like\s+you\s+to|love\s+it\s+if)\b", re.I)
+# A clause whose subject is a thing may still say the speaker's slot: "the new café I work at, Ritual Coffee".
+_I_DO = re.compile(r"\b(?:I|we|I'm|we're)\s+(?:now\s+|just\s+)?(?:work|live|moved|study|go|eat)\b", re.I)
+# A sentence whose subject is someone else, or a thing ("The company moved to Leeds"); "It's my favourite" is not.
+_OTHER = re.compile(r"^\W*(?:(?:you|your|he|she|they|his|her|their)\b|(?:the|our|my)\s+(?:company|firm|office|team|"
+                    r"business|employer|boss|manager|school|landlord|department)\b)", re.I)
+# A clause about a thing ("The meat substitute burger was great now that I think of it"), or about someone
+# else ("a heroine who works at the New York Public Library", "he finally moved to Leeds"): not the speaker's slot.
+_NOT_MINE = re.compile(r"^\W*(?:the|a|an|this|that|these|those|there|its?)\b", re.I)
+_SOMEONE = re.compile(r"\b(?:who|whose)\s+(?:works|lives|goes|studies|is|was|has)\b|\b(?:he|she|he's|she's)\b", re.I)
+# A slot the speaker is given by someone: "they made me store manager", "everyone calls me Tony".
+_DONE_TO_ME = re.compile(r"\b(?:made|promoted|named|calls?|called|address)\s+me\b", re.I)
+# Not said in earnest ("my friends call me Professor as a joke"), or said not to hold ("they offered me the
+# Mediterranean menu, but I don't take it"; a "no longer", "anymore" or "now" beside it is a change, not that).
+_JEST = re.compile(r"\b(?:jok\w*|teas\w*|kidding|sarcastic\w*|ironic\w*)\b", re.I)
+_DENIED = re.compile(r"\b(?:not|don't|dont|do\s+not|didn't|didnt|never|won't|wouldn't|can't|cannot)\b", re.I)
+_CHANGED = re.compile(r"\b(?:anymore|any\s+more|no\s+longer|now|instead|switched|these\s+days|from\s+now\s+on)\b", re.I)
+# A diet word that names a thing, not how one eats: "a paleo cookbook", "the vegan menu".
+_DIET_THING = re.compile(r"\b(?:vegetarian|veggie|vegan|pescatarian|keto|paleo|plant[\s-]based|gluten[\s-]free|"
+                         r"dairy[\s-]free|halal|kosher|diet|low[\s-]carb)\s+(?:cookbook|book|recipes?|menu|options?|"
+                         r"restaurant|place|cafe|café|food|snacks?|meals?|cheese|burgers?|version|blog|channel|friends?|"
+                         r"section|dish|dishes)\b", re.I)
+# A value said: a capitalised word past the sentence's first ("moved to Porto", not "Honestly, I love my home"),
+# a diet, or in chat written all in lower case, which capitalises nothing, a place after a preposition ("moved
+# to bristol lol", not "ugh my landlord is the worst").
+_CAPITAL = re.compile(r"(?<=\s)(?!(?:I|I'm|I've|I'd|I'll)\b)(?-i:[A-Z])[\w'&.-]*")
+_PLACED = re.compile(r"\b(?:in|to|at|for|with|from|into)\s+(?:the\s+)?[a-z]{3,}", re.I)  # "moved to bristol"
+_DIET_VALUE = re.compile(r"\b(?:vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|plant[\s-]based|carnivore|"
+                         r"omnivore|flexitarian|halal|kosher|gluten[\s-]free|dairy[\s-]free|meat|fish|whole30|fodmap|low[\s-]carb|"
+                         r"mediterranean|atkins|intermittent\s+fasting)\b", re.I)
+_VALUED_BY_WORD = ("occupation", "favourite", "name")  # their slot words come with the value: "made me", "call me"
+
+
+def asked_slots(query: str) -> frozenset[str]:
+    """The asker's single-valued slots a question asks the value of now, each with whose it is ("home",
+    "school:daughter"); none for a question about the past or about a third person named in it."""
+    said = normalise_chat(query)
+    if _FIRST_PERSON.search(said) is None or asks_about_the_past(said):
+        return frozenset()
+    said = _USER.sub("my", said)
+    favourites = (_favourite_slot(said, m) for m in _NAMED_BROADLY["favourite"].finditer(said))
+    return frozenset([*(_slot(slot, _owner(said, m.start())) for slot, words in _ASKED.items()
+                        for m in words.finditer(said)), *(slot for slot in favourites if slot is not None)])
+
+
+def _speaks_of(asked: str, slots: Collection[str]) -> bool:
+    """Whether a memory's slots include the asked one, or its bare kind (``_bare``)."""
+    return asked in slots or _bare(asked, slots)
+
+
+def _bare(asked: str, slots: Collection[str]) -> bool:
+    """Whether a memory names the asked slot only barely: a school with no owner ("Leo transferred to Summit",
+    a child by name) for a child's school, a favourite of no kind ("it's my favourite now") for one of a kind."""
+    base = asked.split(":")[0]
+    return asked not in slots and asked != base and base in slots and base in ("school", "favourite")
+
+
+def _states(text: str, slot: str) -> bool:
+    """Whether a text says the slot's value as so now: a clause that names the slot and a value, and is no
+    question, no mere thought, no one else's words, not the past, not in jest and not denied."""
+    return any(_speaks_of(slot, _named_in(clause, True)) and _says_a_value(clause, slot, text)
+               for clause in _clauses(text) if _earnest(clause, slot))
+
+
+def _clauses(text: str) -> list[str]:
+    return [clause for sentence in _SENTENCES.split(_readable(text)) for clause in _CLAUSES.split(sentence)]
+
+
+def _earnest(clause: str, slot: str) -> bool:
+    """Whether a clause says what holds now, of the speaker (or of whom the slot names)."""
+    if clause.rstrip().endswith("?") or _NOT_YET.search(_POLITE.sub(" ", clause)) or _REPORTED.search(clause) \
+            or _PAST.search(clause) or _JEST.search(clause) or _DIET_THING.search(clause) \
+            or (ADDITIVE_CUE.search(clause) and not slot.startswith(_VALUED_BY_WORD)) \
+            or (_DENIED.search(clause) and not _CHANGED.search(clause)):
+        return False
+    if _DONE_TO_ME.search(clause):  # "my boss left and they've made me manager": the speaker's, whoever did it
+        return True
+    if _OTHER.search(clause) is not None:
+        return False
+    return ":" in slot or (_SOMEONE.search(clause) is None
+                           and (_NOT_MINE.search(clause) is None or _I_DO.search(clause) is not None))
+
+
+def _says_a_value(clause: str, slot: str, text: str) -> bool:
+    return slot.startswith(_VALUED_BY_WORD) or _CAPITAL.search(clause) is not None \
+        or (text == text.lower() and _PLACED.search(clause) is not None) \
+        or (slot == "diet" and _DIET_VALUE.search(clause) is not None)
+
+
+def _retirable(memory: Memory) -> bool:
+    """Raw episodes, and facts or preferences the ledger may have missed (one that speaks of a single-valued
+    slot is of it, whatever its predicate: "The user prefers to be called Dani."); never a critical one."""
+    return not memory.critical and memory.kind in (MemoryKind.EPISODE, MemoryKind.FACT, MemoryKind.PREFERENCE)
+
+
+def outdated(memories: Sequence[tuple[Memory, Belief | None]], named: Sequence[Collection[str]],
+             asked: Collection[str], vectors: np.ndarray) -> set[str]:
+    """Ids of memories of an asked slot that a newer memory of the same teller states anew (pure).
+
+    ``named`` gives ``slots_named`` (broadly) of each memory, as recall keeps it; ``vectors`` their embeddings: a pair
+    one of which names the slot only barely must be at least ``BARE_SIMILARITY`` close."""
+    drop: set[str] = set()
+    for slot in asked:
+        members = [i for i, slots in enumerate(named) if _speaks_of(slot, slots)]
+        if len(members) < 2:
+            continue
+        stating = [i for i in members if memories[i][0].kind is MemoryKind.EPISODE
+                   and _states(memories[i][0].text, slot)]
+        for j in stating:
+            new = memories[j][0]
+            for i in members:
+                old = memories[i][0]
+                if old.created_at < new.created_at and _retirable(old) \
+                        and not set(old.provenance) & set(new.provenance) \
+                        and _teller(old, (slot,)) == _teller(new, (slot,)) \
+                        and (not (_bare(slot, named[i]) or _bare(slot, named[j]))
+                             or float(vectors[i] @ vectors[j]) >= BARE_SIMILARITY):
+                    drop.add(old.id)
+    return drop
