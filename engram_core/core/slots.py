@@ -339,11 +339,10 @@ def _changed_in(said: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def slot_reading(text: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """``slots_changed``, ``slots_named`` and ``slots_named`` broadly of a text as sorted tuples, the chat text
-    normalised once."""
+def slot_reading(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``slots_changed`` and ``slots_named`` of a text as sorted tuples, the chat text normalised once."""
     said = _readable(text)
-    return tuple(sorted(_changed_in(said))), tuple(sorted(_named_in(said))), tuple(sorted(_named_in(said, True)))
+    return tuple(sorted(_changed_in(said))), tuple(sorted(_named_in(said)))
 
 
 # A question about what was, not what is: "When did I move?", "Where did I live before?", "Was I ever vegan?".
