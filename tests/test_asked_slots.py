@@ -7,6 +7,7 @@ import pytest
 from conftest import make_engine, say, told
 
 from engram_core.core.asked import asked_slots
+from engram_core.core.broad_slots import slots_named_broadly
 from engram_core.core.config import EngineConfig
 from engram_core.core.slots import slots_named
 
@@ -46,7 +47,7 @@ def test_what_a_question_asks_about_now(query, slots):
     ("Picked up the Tesla from the dealer this morning", {"car"}),
 ])
 def test_what_a_memory_says_to_a_question_about_now(text, slots):
-    assert slots_named(text, broadly=True) == frozenset(slots)
+    assert slots_named_broadly(text) == frozenset(slots)
 
 
 def test_the_broad_words_leave_the_narrow_reading_alone():
@@ -116,6 +117,14 @@ def test_with_minilm_switched_off_the_older_word_stays(clock, minilm):
     ("I support Arsenal.", "My brother is a huge fan of Spurs, we argue every derby.", "Which team do I support?",
      "Arsenal"),
     ("I drive a Honda Civic.", "If I win the lottery I'd test drive a Porsche.", "What car do I drive?", "Civic"),
+    ("I live in Hamburg.", "as of monday i'm in Rotterdam for two weeks meeting buyers. so cold here!!",
+     "Where do I live?", "Hamburg"),
+    ("I'm vegan.", "Funny, I was pescatarian all through uni, ended the day I discovered kebab.",
+     "What diet do I follow?", "vegan"),
+    ("My husband is Arjun.", "In the movie we watched, the husband was called Vikram and he was awful.",
+     "What is my husband called?", "Arjun"),
+    ("Call me Rafael.", "In Brazil my aunties still call me Rafinha, is cute but only family use it.",
+     "What should you call me?", "Rafael"),
 ])
 def test_with_minilm_what_states_no_new_value_leaves_the_older_word(clock, minilm, old, new, query, kept):
     with told(clock, minilm, old, new) as (engine, _):

@@ -141,3 +141,11 @@ def test_with_minilm_what_changes_nothing(clock, minilm, old, new, query, kept):
         assert all(current for fact, current in beliefs.items() if fact.startswith("user"))
         assert not engine.store.possibly_stale()
         assert kept in engine.recall(query, 256, reinforce=False).block
+
+
+@pytest.mark.parametrize("text", [
+    "In Brazil my aunties still call me Rafinha, is cute but only family use it.",
+    "At work they all call me Sunny, only there though.",
+])
+def test_a_name_some_people_use_is_no_name(text):
+    assert not {fact for fact in _read(text) if fact[1] == "name"}

@@ -20,8 +20,9 @@ import numpy as np
 from engram_core.core.chattext import normalise_chat
 from engram_core.core.model import Belief, Memory, MemoryKind
 from engram_core.core.restatements import ADDITIVE_CUE
-from engram_core.core.slots import _NAMED_BROADLY, _NOT_YET, _REPORTED, _SENTENCES, _favourite_slot, \
-    _named_in, _owner, _readable, _slot, _teller, asks_about_the_past
+from engram_core.core.broad_slots import _NAMED_BROADLY, _favourite_slot, named_broadly_in
+from engram_core.core.slots import _NOT_YET, _REPORTED, _SENTENCES, _owner, _readable, _slot, _teller, \
+    asks_about_the_past
 
 BARE_SIMILARITY = 0.35  # "it's my favourite now" and "My favourite show is Succession" are 0.43; pad thai's, 0.24
 # The words of a question that ask for each slot; "job" asks for both the employer and the trade.
@@ -43,7 +44,9 @@ _USER = re.compile(r"\bthe\s+user(?:'s)?\b", re.I)
 _PAST = re.compile(r"\b(?:used\s+to|back\s+(?:when|then|in)|ago|previous(?:ly)?|former(?:ly)?|old\s+(?:job|flat|"
                    r"place|house|apartment|school|name)|(?:in|since)\s+(?:19|20)\d\d|when\s+I\s+was|as\s+a\s+(?:kid|child|"
                    r"teen\w*|student)|growing\s+up|in\s+my\s+(?:teens|twenties|thirties|youth)|"
-                   r"(?:lived|worked|studied)\b(?![\w\s']{0,40}\b(?:for|since)\b))", re.I)
+                   r"(?:lived|worked|studied)\b(?![\w\s']{0,40}\b(?:for|since)\b)|all\s+through\s+(?:uni|college|school)|"
+                   r"\b(?:I|we)\s+(?:was|were)\b(?!\s+(?:just\s+)?(?:promoted|hired|made|named|transferred|moved|offered)))",
+                   re.I)
 
 
 # A clause of its own: "this might sound dramatic, but ... I have a new favourite food: pad thai".
@@ -61,6 +64,18 @@ _NOT_MINE = re.compile(r"^\W*(?:the|a|an|this|that|these|those|there|its?)\b", r
 _SOMEONE = re.compile(r"\b(?:who|whose)\s+(?:works|lives|goes|studies|is|was|has)\b|\b(?:he|she|he's|she's)\b", re.I)
 # A slot the speaker is given by someone: "they made me store manager", "everyone calls me Tony".
 _DONE_TO_ME = re.compile(r"\b(?:made|promoted|named|calls?|called|address)\s+me\b", re.I)
+# A stay, not a home: "i'm in Rotterdam for two weeks", "in Da Nang for holiday, I will go back next week".
+_STAY = re.compile(r"\b(?:for\s+(?:a\s+|the\s+)?(?:few\s+|couple\s+(?:of\s+)?)?(?:\w+\s+)?"
+                   r"(?:days?|nights?|weeks?|weekend|months?)|holidays?|vacation|trip|visit\w*|conference|go(?:ing)?\s+back|until|till|"
+                   r"this\s+week(?:end)?)\b", re.I)
+# A story's people, not the speaker's: "In the movie we watched, the husband was called Vikram", "my character".
+_FICTION = re.compile(r"\b(?:in|on)\s+(?:the|a|this|that|my)\s+(?:movie|film|show|series|game|book|novel|story|play|"
+                      r"episode|cartoon|anime|dream)\b|\bmy\s+character\b", re.I)
+# A name others call one by, told with no request: "my aunties still call me Rafinha, only family use it".
+_CALLED_BY_OTHERS = re.compile(r"\b(?:my\s+\w+|friends|family|everyone|everybody|people|they|aunt\w*|colleagues|"
+                               r"co-?workers|kids)\s+(?:still\s+|all\s+|usually\s+|sometimes\s+|always\s+|often\s+)?"
+                               r"call(?:s)?\s+me\b", re.I)
+_REQUEST = re.compile(r"\b(?:you|please|pls|plz)\b", re.I)
 # Not said in earnest ("my friends call me Professor as a joke"), or said not to hold ("they offered me the
 # Mediterranean menu, but I don't take it"; a "no longer", "anymore" or "now" beside it is a change, not that).
 _JEST = re.compile(r"\b(?:jok\w*|teas\w*|kidding|sarcastic\w*|ironic\w*)\b", re.I)
@@ -109,7 +124,10 @@ def _bare(asked: str, slots: Collection[str]) -> bool:
 def _states(text: str, slot: str) -> bool:
     """Whether a text says the slot's value as so now: a clause that names the slot and a value, and is no
     question, no mere thought, no one else's words, not the past, not in jest and not denied."""
-    return any(_speaks_of(slot, _named_in(clause, True)) and _says_a_value(clause, slot, text)
+    if (slot == "name" and _CALLED_BY_OTHERS.search(text) and not _REQUEST.search(text)) \
+            or (slot == "home" and _STAY.search(text)):
+        return False
+    return any(_speaks_of(slot, named_broadly_in(clause)) and _says_a_value(clause, slot, text)
                for clause in _clauses(text) if _earnest(clause, slot))
 
 
@@ -119,7 +137,8 @@ def _clauses(text: str) -> list[str]:
 
 def _earnest(clause: str, slot: str) -> bool:
     """Whether a clause says what holds now, of the speaker (or of whom the slot names)."""
-    if clause.rstrip().endswith("?") or _NOT_YET.search(_POLITE.sub(" ", clause)) or _REPORTED.search(clause) \
+    if clause.rstrip().endswith("?") or _NOT_YET.search(_POLITE.sub(" ", clause)) or _FICTION.search(clause) \
+            or _REPORTED.search(clause) \
             or _PAST.search(clause) or _JEST.search(clause) or _DIET_THING.search(clause) \
             or (ADDITIVE_CUE.search(clause) and not slot.startswith(_VALUED_BY_WORD)) \
             or (_DENIED.search(clause) and not _CHANGED.search(clause)):
@@ -148,7 +167,7 @@ def outdated(memories: Sequence[tuple[Memory, Belief | None]], named: Sequence[C
              asked: Collection[str], vectors: np.ndarray) -> set[str]:
     """Ids of memories of an asked slot that a newer memory of the same teller states anew (pure).
 
-    ``named`` gives ``slots_named`` (broadly) of each memory, as recall keeps it; ``vectors`` their embeddings: a pair
+    ``named`` gives ``slots_named_broadly`` of each memory, as recall keeps it; ``vectors`` their embeddings: a pair
     one of which names the slot only barely must be at least ``BARE_SIMILARITY`` close."""
     drop: set[str] = set()
     for slot in asked:

@@ -30,7 +30,8 @@ from engram_core.core.errors import StoreError
 from engram_core.core.model import Belief, Cardinality, Embedding, Memory, MemoryKind, MemoryStatus
 from engram_core.core.render import BlockForm
 from engram_core.core.restatements import text_states_a_change
-from engram_core.core.slots import slot_reading, slots_named
+from engram_core.core.broad_slots import slots_named_broadly
+from engram_core.core.slots import slot_reading
 
 EntryFetch = Callable[[Sequence[str]], list[tuple[Memory, Belief | None]]]
 # The fields a record keeps, in the order the dataclasses declare them (tests/test_index_load.py checks both).
@@ -215,7 +216,7 @@ class IndexEntry:
         record = self._record
         text = record[_MEMORY][_TEXT]
         if record[_BROAD_OF] != text:
-            named = tuple(sorted(slots_named(text, broadly=True)))  # a tuple of strings: out of the collector's sight
+            named = tuple(sorted(slots_named_broadly(text)))  # a tuple of strings: out of the collector's sight
             self._write(record[:_BROAD] + (named, text))
             return named
         return cast("tuple[str, ...]", record[_BROAD])

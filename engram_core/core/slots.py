@@ -76,10 +76,6 @@ SLOT_WORDS: dict[str, re.Pattern[str]] = {
     "email": re.compile(r"\be-?mail(?:\s+address)?\b|[\w.+-]+@[\w-]+\.[\w.]+", re.I),
     "phone": re.compile(r"\b(?:(?:phone|mobile|cell)(?:\s+number)?|my\s+number|number\s+(?:is|ends))\b", re.I),
 }
-# Trades named outright, with or without "a": "I am charge nurse", "running the kitchen as head chef".
-_TRADES = (r"(?:chef|cook|nurse|doctor|teacher|assistant|supervisor|manager|director|intern|clerk|engineer|developer|"
-           r"designer|analyst|consultant|accountant|lawyer|attorney|architect|pharmacist|cashier|barista|waiter|"
-           r"waitress|receptionist|scientist|officer|coordinator|administrator|technician|paramedic|librarian)")
 # Words that say which slot an older message speaks of, never that it changed: "im in austin tx btw" tells where
 # one lives once a newer message says where one lives now, while "I'm in Paris now" may be a trip.
 _NAMED_ONLY: dict[str, re.Pattern[str]] = {
@@ -91,36 +87,6 @@ _NAMED_ONLY: dict[str, re.Pattern[str]] = {
                            r"(?:in|for)\s+(?-i:[A-Z])|"
                            r"\b(?:drive|drives|driving|write|writes|writing|deliver|delivers|delivering)\s+for\s+"
                            r"(?-i:[A-Z])", re.I),
-}
-# Words that say a slot only to a question about it now (``asked``): wider than the slot veto and the write path
-# read, which would otherwise find an older message speaking of two slots where it spoke of one.
-_NAMED_BROADLY: dict[str, re.Pattern[str]] = {
-    # A home told by the move's circumstances: "done w the move", "the movers", "our landlord", "settling into".
-    "home": re.compile(r"\b(?:settl(?:ed|ing)\s+in(?:to)?|(?:the|our|my)\s+move|moving\s+day|movers|unpack\w*|"
-                       r"housewarming|landlord|landlady|(?:new\s+)?neighbou?rs|(?:new\s+)?neighbou?rhood|"
-                       r"new\s+(?:address|1br|2br|studio)|residence\s+(?:card|permit)|"
-                       r"(?:a|the)\s+local\s+(?:here|now))\b", re.I),
-    # A job told by its circumstances: "Nestlé onboarding", "first week at Acme", "my new colleagues at Bosch".
-    "employer": re.compile(r"\b(?:(?:I'm|I\s+am|im)\s+(?:now\s+)?with\s+(?-i:[A-Z])|onboarding|"
-                           r"first\s+(?:day|week|month)\s+(?:at|with)|new\s+(?:boss|colleagues|co-?workers|"
-                           r"workmates|manager|office)|signed\s+with|offer\s+letter|badge)", re.I),
-    # What one works as, said without "work as": a title, a post, "I'm now a head chef", "made me manager".
-    "occupation": re.compile(
-        r"\b(?:(?:job\s+)?title|position|role|promot\w+|made\s+me|head\s+of|(?:I'm|I\s+am|im)\s+(?:now\s+|officially\s+)?"
-        r"(?:(?:an?|the)\s+(?:[\w-]+\s+){0,2}?[\w-]*(?:er|or|ist|ian|ant|ent|eer)|(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?"
-        + _TRADES + r")|\bas\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?" + _TRADES + r")\b", re.I),
-    # The school a child goes to, said by its going: "my son is now going to Greenfield", "got admission in".
-    "school": re.compile(r"\b(?:got\s+(?:an?\s+)?admission|enroll?ed|(?:goes|going|go|went)\s+to\s+(?-i:[A-Z])|"
-                         r"transferred\s+to|start(?:s|ed|ing)?\s+(?:at|in)\s+[\w\s]{0,30}?(?:school|primary|"
-                         r"elementary|academy|public|high))\b", re.I),
-    # The team one supports and the car one drives, one at a time.
-    "team": re.compile(r"\b(?:support(?:s|ing)?|cheer(?:s|ing)?\s+for|root(?:s|ing)?\s+for|(?:a|huge|big)\s+fan\s+of|"
-                       r"my\s+(?:\w+\s+)?team|season\s+ticket|switched\s+allegiance)\b", re.I),
-    "car": re.compile(r"\b(?:driv(?:e|es|ing)\s+(?:an?|my|the)|(?:my|our|new)\s+(?:\w+\s+)?(?:car|motorbike|motorcycle|"
-                      r"scooter)|dealer(?:ship)?|test\s+drive)\b", re.I),
-    # One favourite of a kind at a time: "my favourite show", "my fav band", "my #1 food", "my go-to drink".
-    "favourite": re.compile(
-        r"(?:\b(?:favou?rite|fav|fave|go-to)|#1|\bnumber\s+one)(?:\s+(?P<thing>[a-z]+(?:\s+[a-z]+)?))?", re.I),
 }
 # A change of the speaker's own: the cue near the slot word, in a sentence that speaks of the speaker
 # (or leaves the speaker out, as chat does: "Moving day done, hello Philadelphia!").
@@ -234,41 +200,9 @@ def _name_slot(text: str, word: re.Match[str]) -> str | None:
     return _slot("name", thing) if thing else None
 
 
-_NOT_A_KIND = frozenset("is are was to of and now by in at on for ever right these this no so one thing things "
-                        "part".split())
-
-
-# One word for a kind said in several: "favourite tv", "favourite series" and "favourite show" are one slot.
-_KIND_WORDS = {"tv": "show", "serie": "show", "series": "show", "programme": "show", "program": "show",
-               "film": "movie", "dish": "food", "meal": "food", "cuisine": "food", "group": "band", "singer": "band",
-               "artist": "band", "colour": "color", "beverage": "drink", "game": "sport"}
-
-
-_KINDS = frozenset("food show band movie book sport drink team game song color colour album restaurant place city "
-                   "author player coffee snack dessert podcast app holiday season animal flower beer wine car brand "
-                   "tv serie film dish meal cuisine group singer artist beverage".split())
-
-
-def _favourite_slot(text: str, word: re.Match[str]) -> str | None:
-    """Which favourite a favourite word speaks of ("favourite:show" for "my favourite TV shows"); None when it
-    names no kind ("my favourite is ...")."""
-    kinds = []
-    for kind in (word.group("thing") or "").lower().split():
-        if kind in _NOT_A_KIND:
-            break
-        kinds.append(kind)
-    if not kinds:  # "it is my favourite now": a favourite of a kind the sentence leaves out
-        return _slot("favourite", _owner(text, word.start()))
-    known = [kind for kind in kinds if kind.removesuffix("s") in _KINDS]  # "fave food unlocked": the food
-    owner, kind = _owner(text, word.start()), (known or kinds)[-1].removesuffix("s")
-    return _slot("favourite", _KIND_WORDS.get(kind, kind) + (f":{owner}" if owner else ""))
-
-
 def _slot_of(slot: str, text: str, word: re.Match[str]) -> str | None:
     if slot == "occupation" and _SELF.search(word.group(0)):  # "they've made me manager": the speaker's own
         return slot
-    if slot == "favourite":
-        return _favourite_slot(text, word)
     return _name_slot(text, word) if slot == "name" else _slot(slot, _owner(text, word.start()))
 
 
@@ -301,16 +235,14 @@ def _readable(text: str) -> str:
     return _USER.sub("I", _USERS.sub("my", normalise_chat(_said(text))))
 
 
-def slots_named(text: str, broadly: bool = False) -> frozenset[str]:
-    """The single-valued slots a text speaks of, each with whose it is ("home", "employer:sister"); ``broadly``
-    adds the words only a question about a slot now reads (``_NAMED_BROADLY``)."""
-    return _named_in(_readable(text), broadly)
+def slots_named(text: str) -> frozenset[str]:
+    """The single-valued slots a text speaks of, each with whose it is ("home", "employer:sister")."""
+    return _named_in(_readable(text))
 
 
-def _named_in(said: str, broadly: bool = False) -> frozenset[str]:
-    read = (SLOT_WORDS, _NAMED_ONLY, _NAMED_BROADLY) if broadly else (SLOT_WORDS, _NAMED_ONLY)
-    return _drop_none(_slot_of(slot, said, m) for words_of in read for slot, words in words_of.items()
-                      for m in words.finditer(said))
+def _named_in(said: str) -> frozenset[str]:
+    return _drop_none(_slot_of(slot, said, m) for words_of in (SLOT_WORDS, _NAMED_ONLY)
+                      for slot, words in words_of.items() for m in words.finditer(said))
 
 
 def _near(sentence: str, a: re.Match[str], b: re.Match[str]) -> bool:
