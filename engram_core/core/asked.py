@@ -13,7 +13,7 @@ first-person questions of the asker (or "the user") count: a question about a na
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
@@ -121,7 +121,7 @@ def _bare(asked: str, slots: Collection[str]) -> bool:
     return asked not in slots and asked != base and base in slots and base in ("school", "favourite")
 
 
-def _states(text: str, slot: str) -> bool:
+def states(text: str, slot: str) -> bool:
     """Whether a text says the slot's value as so now: a clause that names the slot and a value, and is no
     question, no mere thought, no one else's words, not the past, not in jest and not denied."""
     if (slot == "name" and _CALLED_BY_OTHERS.search(text) and not _REQUEST.search(text)) \
@@ -164,18 +164,20 @@ def _retirable(memory: Memory) -> bool:
 
 
 def outdated(memories: Sequence[tuple[Memory, Belief | None]], named: Sequence[Collection[str]],
-             asked: Collection[str], vectors: np.ndarray) -> set[str]:
+             asked: Collection[str], vectors: np.ndarray, stated: Callable[[int, str], bool] | None = None) -> set[str]:
     """Ids of memories of an asked slot that a newer memory of the same teller states anew (pure).
 
     ``named`` gives ``slots_named_broadly`` of each memory, as recall keeps it; ``vectors`` their embeddings: a pair
-    one of which names the slot only barely must be at least ``BARE_SIMILARITY`` close."""
+    one of which names the slot only barely must be at least ``BARE_SIMILARITY`` close; ``stated(i, slot)`` whether
+    memory ``i`` states the slot (``states``, which recall keeps per memory)."""
+    stated = stated or (lambda i, slot: states(memories[i][0].text, slot))
     drop: set[str] = set()
     for slot in asked:
         members = [i for i, slots in enumerate(named) if _speaks_of(slot, slots)]
         if len(members) < 2:
             continue
         stating = [i for i in members if memories[i][0].kind is MemoryKind.EPISODE
-                   and _states(memories[i][0].text, slot)]
+                   and stated(i, slot)]
         for j in stating:
             new = memories[j][0]
             for i in members:

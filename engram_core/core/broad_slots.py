@@ -11,6 +11,7 @@ one slot only).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from engram_core.core.slots import _drop_none, _named_in, _owner, _readable, _slot, _slot_of
 
@@ -89,3 +90,10 @@ def named_broadly_in(said: str) -> frozenset[str]:
     return _named_in(said) | _drop_none(
         _favourite_slot(said, m) if slot == "favourite" else _slot_of(slot, said, m)
         for slot, words in _NAMED_BROADLY.items() for m in words.finditer(said))
+
+
+def may_name_broadly(text: str, slots: Iterable[str]) -> bool:
+    """Whether a raw text may speak of one of the slots in the broad words alone: a quick look before
+    ``slots_named_broadly`` (the full reading of 400 candidates on first sight was 35 ms of a recall)."""
+    return any(words.search(text) is not None for slot in slots
+               if (words := _NAMED_BROADLY.get(slot.split(":")[0])) is not None)

@@ -30,6 +30,7 @@ from engram_core.core.errors import StoreError
 from engram_core.core.model import Belief, Cardinality, Embedding, Memory, MemoryKind, MemoryStatus
 from engram_core.core.render import BlockForm
 from engram_core.core.restatements import text_states_a_change
+from engram_core.core.asked import states
 from engram_core.core.broad_slots import slots_named_broadly
 from engram_core.core.slots import slot_reading
 
@@ -47,7 +48,8 @@ _CARDINALITIES = {cardinality.value: cardinality for cardinality in Cardinality}
 _FORMS = {form.value: form for form in BlockForm}
 _FORM_NAMES = {form: form.value for form in BlockForm}
 # A row's record: its memory's record, its belief's, then what recall keeps about it.
-_MEMORY, _BELIEF, _VETO, _VALID_FROM, _LINES, _STALE, _KEY, _KEY_OF, _CHANGE, _CHANGE_OF, _BROAD, _BROAD_OF = range(12)
+_MEMORY, _BELIEF, _VETO, _VALID_FROM, _LINES, _STALE, _KEY, _KEY_OF, _CHANGE, _CHANGE_OF, _BROAD, _BROAD_OF, _STATED, \
+    _STATED_OF = range(14)
 # Positions in a memory's record.
 _ID, _KIND, _TEXT, _CREATED, _PROVENANCE, _SESSION, _SUBJECT, _BELIEF_ID = 0, 1, 2, 5, 10, 11, 12, 13
 
@@ -88,7 +90,7 @@ def belief_from_record(v: tuple[Any, ...] | None) -> Belief | None:
 def row_record(memory: Memory, belief: Belief | None) -> tuple[Any, ...]:
     """A new row: nothing rendered or worked out yet."""
     return (memory_record(memory), belief_record(belief), veto_key(belief),
-            belief.valid_from if belief else memory.created_at, (), (), "", None, None, None, None, None)
+            belief.valid_from if belief else memory.created_at, (), (), "", None, None, None, None, None, (), None)
 
 
 class IndexEntry:
@@ -217,9 +219,23 @@ class IndexEntry:
         text = record[_MEMORY][_TEXT]
         if record[_BROAD_OF] != text:
             named = tuple(sorted(slots_named_broadly(text)))  # a tuple of strings: out of the collector's sight
-            self._write(record[:_BROAD] + (named, text))
+            self._write(record[:_BROAD] + (named, text) + record[_STATED:])
             return named
         return cast("tuple[str, ...]", record[_BROAD])
+
+    def states(self, slot: str) -> bool:
+        """``asked.states``: whether the text states the slot's value as so now, kept per slot until the text
+        changes (read afresh on every question about a slot, it made the scale suite's slowest recall half as
+        slow again)."""
+        record = self._record
+        text = record[_MEMORY][_TEXT]
+        known: tuple[tuple[str, bool], ...] = record[_STATED] if record[_STATED_OF] == text else ()
+        for name, value in known:
+            if name == slot:
+                return value
+        stated = states(text, slot)
+        self._write(record[:_STATED] + (known + ((slot, stated),), text))
+        return stated
 
     def line_and_tokens(self, form: BlockForm, render: Callable[[IndexEntry], str],
                         count: Callable[[str], int]) -> tuple[str, int]:

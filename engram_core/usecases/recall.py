@@ -11,6 +11,7 @@ import numpy as np
 
 from engram_core.core import ledger
 from engram_core.core.asked import asked_slots, outdated
+from engram_core.core.broad_slots import may_name_broadly
 from engram_core.core.config import EngineConfig
 from engram_core.core.entities import named_entities
 from engram_core.core.index import ActiveIndex, epoch_hours
@@ -78,7 +79,9 @@ def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool, query: str) -
     asked = asked_slots(query) if config.asked_slot_recency else frozenset()
     if asked:
         vectors = index.vectors[[c.position for c in candidates]] if vectors is None else vectors
-        drop |= outdated(_Pairs(candidates), [c.entry.slots_named_broadly for c in candidates], asked, vectors)
+        named = [c.entry.slots_named_broadly if may_name_broadly(c.entry.text, asked) else c.entry.slots[1]
+                 for c in candidates]
+        drop |= outdated(_Pairs(candidates), named, asked, vectors, lambda i, slot: candidates[i].entry.states(slot))
     flagged = rt.store.possibly_stale()
     if flagged and not asks_about_the_past(query):  # an older home the bookkeeper read a new one for
         drop |= {c.id for c in candidates if flagged.get(c.id, "").startswith(SLOT_CHANGED)}
