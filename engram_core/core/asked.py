@@ -21,8 +21,8 @@ from engram_core.core.chattext import normalise_chat
 from engram_core.core.model import Belief, Memory, MemoryKind
 from engram_core.core.restatements import ADDITIVE_CUE
 from engram_core.core.broad_slots import _NAMED_BROADLY, _favourite_slot, named_broadly_in
-from engram_core.core.slots import _NOT_YET, _REPORTED, _SENTENCES, _owner, _readable, _slot, _teller, \
-    asks_about_the_past
+from engram_core.core.slots import _NOT_YET, _REPORTED, _SENTENCES, DIET_VALUE, OTHER_PEOPLE, THING_SUBJECTS, _owner, \
+    _readable, _slot, _teller, asks_about_the_past
 
 BARE_SIMILARITY = 0.35  # "it's my favourite now" and "My favourite show is Succession" are 0.43; pad thai's, 0.24
 # The words of a question that ask for each slot; "job" asks for both the employer and the trade.
@@ -56,8 +56,7 @@ _POLITE = re.compile(r"\b(?:I|I'd|I\s+would)\s+(?:really\s+)?(?:appreciate|like\
 # A clause whose subject is a thing may still say the speaker's slot: "the new café I work at, Ritual Coffee".
 _I_DO = re.compile(r"\b(?:I|we|I'm|we're)\s+(?:now\s+|just\s+)?(?:work|live|moved|study|go|eat)\b", re.I)
 # A sentence whose subject is someone else, or a thing ("The company moved to Leeds"); "It's my favourite" is not.
-_OTHER = re.compile(r"^\W*(?:(?:you|your|he|she|they|his|her|their)\b|(?:the|our|my)\s+(?:company|firm|office|team|"
-                    r"business|employer|boss|manager|school|landlord|department)\b)", re.I)
+_OTHER = re.compile(r"^\W*(?:" + OTHER_PEOPLE + "|" + THING_SUBJECTS + ")", re.I)
 # A clause about a thing ("The meat substitute burger was great now that I think of it"), or about someone
 # else ("a heroine who works at the New York Public Library", "he finally moved to Leeds"): not the speaker's slot.
 _NOT_MINE = re.compile(r"^\W*(?:the|a|an|this|that|these|those|there|its?)\b", re.I)
@@ -91,9 +90,8 @@ _DIET_THING = re.compile(r"\b(?:vegetarian|veggie|vegan|pescatarian|keto|paleo|p
 # to bristol lol", not "ugh my landlord is the worst").
 _CAPITAL = re.compile(r"(?<=\s)(?!(?:I|I'm|I've|I'd|I'll)\b)(?-i:[A-Z])[\w'&.-]*")
 _PLACED = re.compile(r"\b(?:in|to|at|for|with|from|into)\s+(?:the\s+)?[a-z]{3,}", re.I)  # "moved to bristol"
-_DIET_VALUE = re.compile(r"\b(?:vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|plant[\s-]based|carnivore|"
-                         r"omnivore|flexitarian|halal|kosher|gluten[\s-]free|dairy[\s-]free|meat|fish|whole30|fodmap|low[\s-]carb|"
-                         r"mediterranean|atkins|intermittent\s+fasting)\b", re.I)
+_DIET_VALUE = re.compile(r"\b(?:" + DIET_VALUE + r"|omnivore|halal|kosher|gluten[\s-]free|dairy[\s-]free|meat|fish|"
+                         r"whole30|fodmap|low[\s-]carb|mediterranean|atkins|intermittent\s+fasting)\b", re.I)
 _VALUED_BY_WORD = ("occupation", "favourite", "name")  # their slot words come with the value: "made me", "call me"
 
 

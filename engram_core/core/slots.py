@@ -90,7 +90,7 @@ _NAMED_ONLY: dict[str, re.Pattern[str]] = {
 }
 # A change of the speaker's own: the cue near the slot word, in a sentence that speaks of the speaker
 # (or leaves the speaker out, as chat does: "Moving day done, hello Philadelphia!").
-_DIET_VALUE = r"(?:vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|plant[\s-]based|carnivore|flexitarian)"
+DIET_VALUE = r"(?:vegetarian|veggie|vegan|pescatarian|pescetarian|keto|paleo|plant[\s-]based|carnivore|flexitarian)"
 # "now" and "new" are in most sentences ("my job is stressful now", "the new company canteen"), so only
 # their changing uses count: "I'm now at", "now I eat", a value said to hold now ("I'm at Arup now",
 # "vegan now"), a new home or job that is the point ("my new flat is", "new job at"). "Went", "left" and
@@ -103,7 +103,7 @@ SLOT_CHANGE = re.compile(
     r"renam\w*|rebrand\w*|resigned|emigrated|laid\s+off|redundant|started|"
     r"(?:got|was|been|get|getting)\s+hired|"
     r"put\s+(?:me|him|her|us|them)\s+on\s+(?:a\s+|an\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:diet|nights|days|lates|earlies)|"
-    r"(?:went|gone|going|turned)\s+(?:full\s+|fully\s+|back\s+)?(?:" + _DIET_VALUE + r"|freelance|self-employed)|"
+    r"(?:went|gone|going|turned)\s+(?:full\s+|fully\s+|back\s+)?(?:" + DIET_VALUE + r"|freelance|self-employed)|"
     r"left\s+(?:(?:my|the|our)\s+(?:\w+\s+)?(?:job|company|firm|employer|flat|place|house|city)|(?-i:[A-Z]))|"
     r"changed\s+(?:jobs|careers|companies|employers|(?:my|our)\s+(?:\w+\s+)?(?:name|surname|job|diet|address)"
     r"(?!\s+(?:app|plan|book|tracker|account|settings|photo|picture)\b))|"
@@ -113,14 +113,16 @@ SLOT_CHANGE = re.compile(
 # A value said to hold now, "now" closing its clause: "I'm at Arup now", "vegan now", "im at wagamama now";
 # not "stressful now", not "I'm at work now".
 _NOW_AFTER_VALUE = re.compile(
-    r"(?:\b(?:(?-i:[A-Z])[\w'&-]*|" + _DIET_VALUE + r")|\b(?:at|in|for|with)\s+(?!(?:work|home|the\s+moment|last|"
+    r"(?:\b(?:(?-i:[A-Z])[\w'&-]*|" + DIET_VALUE + r")|\b(?:at|in|for|with)\s+(?!(?:work|home|the\s+moment|last|"
     r"least|first|the\s+office|school|uni|bed|the\s+gym|the\s+end|my\s+desk)\b)(?:[\w'&-]+\s+){0,2}?[\w'&-]+)"
     r"\s+now(?=\s*(?:$|[,.;:!]))", re.I)
 NEAR_WORDS = 6  # at most this many words between the cue and the slot word
 # A sentence about someone else, or about a thing ("The company moved offices", "Our firm switched to ..."):
 # not a change of the speaker's own slot.
-_OTHER_SUBJECT = re.compile(r"^\W*(?:(?:you|your|he|she|they|his|her|their|it|that|this)\b|(?:the|our|my)\s+(?:company|"
-                            r"firm|office|team|business|employer|boss|manager|school|landlord|department)\b)", re.I)
+OTHER_PEOPLE = r"(?:you|your|he|she|they|his|her|their)\b"
+THING_SUBJECTS = (r"(?:the|our|my)\s+(?:company|firm|office|team|business|employer|boss|manager|school|landlord|"
+                  r"department)\b")
+_OTHER_SUBJECT = re.compile(r"^\W*(?:" + OTHER_PEOPLE + r"|(?:it|that|this)\b|" + THING_SUBJECTS + ")", re.I)
 # A change only thought of: "if I moved to Seattle", "I might go freelance", "someday I want to" ("may", not "May").
 _NOT_YET = re.compile(r"\b(?:if|would|wud|might|maybe|perhaps|could|should|thinking\s+(?:of|about)|want(?:s|ed)?\s+to|"
                       r"wanna|wish|hope|someday|one\s+day|planning|plan\s+to|considering|talk(?:s|ing)?\s+about|who\s+knows|"
