@@ -13,17 +13,26 @@ first-person questions of the asker (or "the user") count: a question about a na
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 import numpy as np
 
 from engram_core.core.chattext import normalise_chat
 from engram_core.core.model import Belief, Memory, MemoryKind
-from engram_core.core.restatements import ADDITIVE_CUE
+from engram_core.core.restatements import _RELATIONS, ADDITIVE_CUE
 from engram_core.core.broad_slots import _NAMED_BROADLY, _favourite_slot, named_broadly_in
 from engram_core.core.slots import _NOT_YET, _REPORTED, _SENTENCES, DIET_VALUE, OTHER_PEOPLE, THING_SUBJECTS, _owner, \
-    _readable, _slot, _teller, asks_about_the_past
+    _name_slot, _readable, _relation, _slot, _teller, _thing, asks_about_the_past
 
+_A_NAME = re.compile(r"(?-i:[A-Z])[\w'-]+(?:\s(?-i:[A-Z])[\w'-]+)?")  # "Arjun", "Mary Jo": a name, not "a teacher"
+# "my sister Inês", "Ravi, my husband": a relative and their name, capitalised.
+_NAMED_RELATIVE = re.compile(r"\bmy\s+(?P<who>" + _RELATIONS + r"|partner)\s+(?P<name>(?-i:[A-Z])[\w'-]+)|"
+                             r"\b(?P<name2>(?-i:[A-Z])[\w'-]+),\s+my\s+(?P<who2>" + _RELATIONS + r"|partner)\b", re.I)
+_NAME_OF = re.compile(r"\s+of\s+((?:the|my|our|his|her|their)\s+[\w\s'-]+)", re.I)  # "the name of my shop"
+# "what's my band called": a thing of the asker's, not the asker's own name ("my maiden name", "my nickname").
+_MY_THING = re.compile(r"\b(?:my|our)\s+(?!(?:maiden|nick|real|first|last|full|middle|given|stage|pen|user|birth|"
+                       r"legal|family|christian|new|old)\b)([a-z]+)(?:'s)?\s+$", re.I)
+_ME = re.compile(r"\s+me\b", re.I)
 BARE_SIMILARITY = 0.35  # "it's my favourite now" and "My favourite show is Succession" are 0.43; pad thai's, 0.24
 # The words of a question that ask for each slot; "job" asks for both the employer and the trade.
 _ASKED: dict[str, re.Pattern[str]] = {
@@ -32,13 +41,16 @@ _ASKED: dict[str, re.Pattern[str]] = {
                            r"employer|company|firm|job|hospital|hotel|bank|restaurant|shop|store)\b", re.I),
     "occupation": re.compile(r"\b(?:job|title|role|position|occupation|profession|work(?:s|ing)?\s+as|"
                              r"do\s+for\s+(?:a\s+)?(?:living|work)|what\s+(?:do|does)\s+(?:I|my\s+\w+)\s+do)\b", re.I),
-    "name": re.compile(r"\b(?:name|call|called|go\s+by|address)\b", re.I),
+    "name": re.compile(r"\b(?:name|surname|nickname|call|called|go\s+by|address)\b", re.I),
     "diet": re.compile(r"\b(?:diet|dietary|eat|eats|eating|vegan|vegetarian|meat)\b", re.I),
     "school": re.compile(r"\b(?:school|study|studies|studying|college|academy|kindergarten|nursery)\b", re.I),
     "team": re.compile(r"\b(?:team|support|supports|root\s+for|cheer\s+for)\b", re.I),
     "car": re.compile(r"\b(?:car|drive|drives|vehicle|motorbike|motorcycle|scooter)\b", re.I),
+    "sport": re.compile(r"\b(?:sports?|exercise|work\s+out|works\s+out|training|trains)\b", re.I),
+    "instrument": re.compile(r"\binstruments?\b", re.I),
 }
-_FIRST_PERSON = re.compile(r"\b(?:I|I'm|me|my|mine|the\s+user(?:'s)?)\b", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|me|my|mine|we|our|us|the\s+user(?:'s)?)\b", re.I)
+_I = re.compile(r"\b(?:I|I'm|me|mine)\b", re.I)
 _USER = re.compile(r"\bthe\s+user(?:'s)?\b", re.I)
 # Words that put a sentence in the past: what was so, not the word on what is.
 _PAST = re.compile(r"\b(?:used\s+to|back\s+(?:when|then|in)|ago|previous(?:ly)?|former(?:ly)?|old\s+(?:job|flat|"
@@ -50,13 +62,17 @@ _PAST = re.compile(r"\b(?:used\s+to|back\s+(?:when|then|in)|ago|previous(?:ly)?|
 
 
 # A clause of its own: "this might sound dramatic, but ... I have a new favourite food: pad thai".
-_CLAUSES = re.compile(r",\s*(?:but|and)\b|,\s*(?=(?:could|can|would|will)\s+you\b)|\s[-–—]\s")
+_CLAUSES = re.compile(r",\s*(?:but|and)\b|\s+(?:and|but)\s+(?=(?:the|my|his|her|their|we|I|he|she|they|it)\s)|"
+                      r",\s*(?=(?:could|can|would|will)\s+you\b)|\s[-–—]\s")
 # A polite request is no mere thought: "I would appreciate if you use it".
 _POLITE = re.compile(r"\b(?:I|I'd|I\s+would)\s+(?:really\s+)?(?:appreciate|like\s+you\s+to|love\s+it\s+if)\b", re.I)
 # A clause whose subject is a thing may still say the speaker's slot: "the new café I work at, Ritual Coffee".
 _I_DO = re.compile(r"\b(?:I|we|I'm|we're)\s+(?:now\s+|just\s+)?(?:work|live|moved|study|go|eat)\b", re.I)
 # A sentence whose subject is someone else, or a thing ("The company moved to Leeds"); "It's my favourite" is not.
 _OTHER = re.compile(r"^\W*(?:" + OTHER_PEOPLE + "|" + THING_SUBJECTS + ")", re.I)
+# Of someone's slot ("home:sister"), a clause whose subject is "she" or "they" speaks of them; "you" does not.
+_PRONOUN_FIRST = re.compile(r"^\W*(?:he|she|they|his|her|their)\b", re.I)
+_NOT_THEIRS = re.compile(r"^\W*(?:you|your|" + THING_SUBJECTS + ")", re.I)
 # A clause about a thing ("The meat substitute burger was great now that I think of it"), or about someone
 # else ("a heroine who works at the New York Public Library", "he finally moved to Leeds"): not the speaker's slot.
 _NOT_MINE = re.compile(r"^\W*(?:the|a|an|this|that|these|those|there|its?)\b", re.I)
@@ -93,6 +109,11 @@ _PLACED = re.compile(r"\b(?:in|to|at|for|with|from|into)\s+(?:the\s+)?[a-z]{3,}"
 _DIET_VALUE = re.compile(r"\b(?:" + DIET_VALUE + r"|omnivore|halal|kosher|gluten[\s-]free|dairy[\s-]free|meat|fish|"
                          r"whole30|fodmap|low[\s-]carb|mediterranean|atkins|intermittent\s+fasting)\b", re.I)
 _VALUED_BY_WORD = ("occupation", "favourite", "name")  # their slot words come with the value: "made me", "call me"
+_RETIRED = re.compile(r"\bretire[ds]?\b", re.I)  # no employer is a value too: "Dad finally retired"
+_NAMED_BY_VALUE = ("sport", "instrument")  # read from the value itself ("she plays the cello"), an "also" kept apart
+# A car said by its make or model, in chat that capitalises nothing too: "he drives a tesla now".
+_CAR_VALUE = re.compile(r"\b(?:driv\w*|bought|got|leas\w*|picked\s+up)\s+(?:an?|the|my|his|her|their|our)\s+"
+                        r"(?:new\s+|used\s+|second-hand\s+|electric\s+)?(?!car\b|one\b)[a-z]+", re.I)
 
 
 def asked_slots(query: str) -> frozenset[str]:
@@ -103,8 +124,43 @@ def asked_slots(query: str) -> frozenset[str]:
         return frozenset()
     said = _USER.sub("my", said)
     favourites = (_favourite_slot(said, m) for m in _NAMED_BROADLY["favourite"].finditer(said))
-    return frozenset([*(_slot(slot, _owner(said, m.start())) for slot, words in _ASKED.items()
-                        for m in words.finditer(said)), *(slot for slot in favourites if slot is not None)])
+    # "What car does my husband drive?": the slot word comes before its owner; a question that names one
+    # person and no "I" asks about that person throughout.
+    whose = _owner(said, len(said)) if _I.search(said) is None else ""
+    asked = (_asked_name(said, m) if slot == "name" else _slot(slot, _owner(said, m.start()) or whose)
+             for slot, words in _ASKED.items() for m in words.finditer(said))
+    return frozenset(slot for slot in (*asked, *favourites) if slot is not None)
+
+
+def _asked_name(said: str, word: re.Match[str]) -> str | None:
+    """Whose or what name a question asks: "name:band" for "what's my band called?" and "what's the name of my
+    shop?", as a memory's name words are read (``slots._name_slot``)."""
+    of, mine = _NAME_OF.match(said, word.end()), _MY_THING.search(said, 0, word.start())
+    if _ME.match(said, word.end()):  # "what do my friends call me?": the asker's own
+        return "name"
+    if of and (thing := _thing(of.group(1))):
+        return _slot("name", thing)
+    return _slot("name", mine.group(1).lower()) if mine else _name_slot(said, word)
+
+
+def named_people(beliefs: Iterable[Belief], texts: Iterable[str], asked: Collection[str]) -> dict[str, str]:
+    """The names known for the people whose slots a question asks: from the ledger ("Arjun" for
+    "diet:boyfriend", from the belief ``user family_boyfriend Arjun``) and from the texts ("my sister Inês",
+    "Ravi, my husband")."""
+    owners = {slot.split(":", 1)[1] for slot in asked if ":" in slot}
+    known = {b.object: _relation(b.predicate.removeprefix("family_")) for b in beliefs
+             if b.subject == "user" and b.predicate.startswith("family_") and _A_NAME.fullmatch(b.object)}
+    known |= {m.group("name") or m.group("name2"): _relation((m.group("who") or m.group("who2")).lower())
+              for text in texts for m in _NAMED_RELATIVE.finditer(text)}
+    return {name: who for name, who in known.items() if who in owners}
+
+
+def told_of(text: str, people: dict[str, str]) -> str:
+    """The text with each known person's name said as whose they are: "Arjun has gone vegetarian" reads as
+    "my boyfriend has gone vegetarian"; "my boyfriend Arjun" stays as it is."""
+    for name, who in people.items():
+        text = re.sub(rf"(?<!{re.escape(who)} )\b{re.escape(name)}\b", f"my {who}", text)
+    return text
 
 
 def _speaks_of(asked: str, slots: Collection[str]) -> bool:
@@ -125,8 +181,15 @@ def states(text: str, slot: str) -> bool:
     if (slot == "name" and _CALLED_BY_OTHERS.search(text) and not _REQUEST.search(text)) \
             or (slot == "home" and _STAY.search(text)):
         return False
-    return any(_speaks_of(slot, named_broadly_in(clause)) and _says_a_value(clause, slot, text)
+    return any(_of_the_slot(slot, named_broadly_in(clause), clause) and _says_a_value(clause, slot, text)
                for clause in _clauses(text) if _earnest(clause, slot))
+
+
+def _of_the_slot(slot: str, named: Collection[str], clause: str) -> bool:
+    """Whether a clause speaks of the slot: by its words, or, for someone's slot, by "she" or "he" standing for
+    the person the text named before ("My sister Ana visited. She lives in Lisbon now")."""
+    return _speaks_of(slot, named) or (":" in slot and _PRONOUN_FIRST.search(clause) is not None
+                                       and slot.split(":")[0] in named)
 
 
 def _clauses(text: str) -> list[str]:
@@ -138,21 +201,25 @@ def _earnest(clause: str, slot: str) -> bool:
     if clause.rstrip().endswith("?") or _NOT_YET.search(_POLITE.sub(" ", clause)) or _FICTION.search(clause) \
             or _REPORTED.search(clause) \
             or _PAST.search(clause) or _JEST.search(clause) or _DIET_THING.search(clause) \
-            or (ADDITIVE_CUE.search(clause) and not slot.startswith(_VALUED_BY_WORD)) \
+            or (ADDITIVE_CUE.search(clause) and not slot.startswith(_VALUED_BY_WORD + ("diet",))) \
             or (_DENIED.search(clause) and not _CHANGED.search(clause)):
         return False
     if _DONE_TO_ME.search(clause):  # "my boss left and they've made me manager": the speaker's, whoever did it
         return True
+    if ":" in slot:
+        return _NOT_THEIRS.search(clause) is None
     if _OTHER.search(clause) is not None:
         return False
-    return ":" in slot or (_SOMEONE.search(clause) is None
+    return (_SOMEONE.search(clause) is None
                            and (_NOT_MINE.search(clause) is None or _I_DO.search(clause) is not None))
 
 
 def _says_a_value(clause: str, slot: str, text: str) -> bool:
-    return slot.startswith(_VALUED_BY_WORD) or _CAPITAL.search(clause) is not None \
+    return slot.startswith(_VALUED_BY_WORD + _NAMED_BY_VALUE) or _CAPITAL.search(clause) is not None \
+        or (slot.startswith("car") and _CAR_VALUE.search(clause) is not None) \
+        or (slot.startswith(("employer", "occupation")) and _RETIRED.search(clause) is not None) \
         or (text == text.lower() and _PLACED.search(clause) is not None) \
-        or (slot == "diet" and _DIET_VALUE.search(clause) is not None)
+        or (slot.startswith("diet") and _DIET_VALUE.search(clause) is not None)
 
 
 def _retirable(memory: Memory) -> bool:

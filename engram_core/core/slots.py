@@ -137,6 +137,7 @@ _REPORTED = re.compile(r"(?<!\bI\s)(?<!\bwe\s)\b(?:said|says|say|told|tells|tell
 _SELF = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|we|we're|we've|our|us)\b", re.I)
 
 
+_SUBJECT_PRONOUN = re.compile(r"\b(?:he|she|he's|she's)\b", re.I)
 _FACT_SUBJECTS = {"grandmother": "grandma", "grandfather": "grandpa"}  # the ledger's words for whom "gran" means
 
 
@@ -145,9 +146,10 @@ def _owner(text: str, at: int) -> str:
     unless a person named there comes after the speaker's last "I" or "my" ("My sister lives in Leeds",
     "Grandma moved")."""
     own = max((m.end() for m in _SELF.finditer(text[:at])), default=-1)
-    others = [(m.start("who"), m.group("who").lower()) for pattern in (_PEOPLE, _BARE_RELATION)
-              for m in pattern.finditer(text) if m.start("who") < at]
-    later = [who for start, who in others if start >= own]
+    others = sorted((m.start("who"), m.group("who").lower()) for pattern in (_PEOPLE, _BARE_RELATION)
+                    for m in pattern.finditer(text) if m.start("who") < at)
+    pronoun = _SUBJECT_PRONOUN.search(text, max(own, 0), at)  # "My sister called me, she moved": the sister's
+    later = [who for start, who in others if start >= own or (pronoun is not None and start < pronoun.start())]
     return _relation(later[-1]) if later else ""
 
 

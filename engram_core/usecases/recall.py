@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import overload
 from datetime import datetime, timezone
@@ -10,8 +10,8 @@ from datetime import datetime, timezone
 import numpy as np
 
 from engram_core.core import ledger
-from engram_core.core.asked import asked_slots, outdated
-from engram_core.core.broad_slots import may_name_broadly
+from engram_core.core.asked import asked_slots, named_people, outdated, states, told_of
+from engram_core.core.broad_slots import may_name_broadly, slots_named_broadly
 from engram_core.core.config import EngineConfig
 from engram_core.core.entities import named_entities
 from engram_core.core.index import ActiveIndex, epoch_hours
@@ -79,9 +79,11 @@ def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool, query: str) -
     asked = asked_slots(query) if config.asked_slot_recency else frozenset()
     if asked:
         vectors = index.vectors[[c.position for c in candidates]] if vectors is None else vectors
-        named = [c.entry.slots_named_broadly if may_name_broadly(c.entry.text, asked) else c.entry.slots[1]
-                 for c in candidates]
-        drop |= outdated(_Pairs(candidates), named, asked, vectors, lambda i, slot: candidates[i].entry.states(slot))
+        named: list[Collection[str]] = [c.entry.slots_named_broadly if may_name_broadly(c.entry.text, asked)
+                                        else c.entry.slots[1] for c in candidates]
+        told = _told_by_name(rt, candidates, asked, named)
+        drop |= outdated(_Pairs(candidates), named, asked, vectors,
+                         lambda i, slot: states(told[i], slot) if i in told else candidates[i].entry.states(slot))
     flagged = rt.store.possibly_stale()
     if flagged and not asks_about_the_past(query):  # an older home the bookkeeper read a new one for
         drop |= {c.id for c in candidates if flagged.get(c.id, "").startswith(SLOT_CHANGED)}
@@ -89,6 +91,20 @@ def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool, query: str) -
         flagged = {mid: why for mid, why in flagged.items() if not why.startswith(SLOT_CHANGED)}
     kept = demoted([c for c in candidates if c.id not in drop], flagged, rt.config.possibly_stale_factor)
     return replace(pool, candidates=kept)
+
+
+def _told_by_name(rt: Runtime, candidates: list[Candidate], asked: frozenset[str],
+                  named: list[Collection[str]]) -> dict[int, str]:
+    """For a question about someone's slot ("Where does my sister live?"), the candidates that name that person
+    by name ("Ana moved to Lisbon"), read as told of them ("my sister moved to Lisbon"); ``named`` updated."""
+    if not any(":" in slot for slot in asked):
+        return {}
+    people = named_people(rt.store.current_beliefs(subject="user"), (c.entry.text for c in candidates), asked)
+    told = {i: told_of(c.entry.text, people) for i, c in enumerate(candidates)
+            if any(name in c.entry.text for name in people)}
+    for i, text in told.items():
+        named[i] = slots_named_broadly(text)
+    return told
 
 
 def _lexical(rt: Runtime, query: str, positions: dict[str, int], size: int,
