@@ -64,6 +64,8 @@ _PAST = re.compile(r"\b(?:used\s+to|back\s+(?:when|then|in)|ago|previous(?:ly)?|
 # A clause of its own: "this might sound dramatic, but ... I have a new favourite food: pad thai".
 _CLAUSES = re.compile(r",\s*(?:but|and)\b|\s+(?:and|but)\s+(?=(?:the|my|his|her|their|we|I|he|she|they|it)\s)|"
                       r",\s*(?=(?:could|can|would|will)\s+you\b)|\s[-–—]\s")
+# Offered or interviewed for, not taken: "a startup ended up offering me a role, but I turned it down".
+_OFFERED = re.compile(r"\b(?:offer(?:ed|ing|s)?|interview\w*)\b", re.I)
 # A polite request is no mere thought: "I would appreciate if you use it".
 _POLITE = re.compile(r"\b(?:I|I'd|I\s+would)\s+(?:really\s+)?(?:appreciate|like\s+you\s+to|love\s+it\s+if)\b", re.I)
 # A clause whose subject is a thing may still say the speaker's slot: "the new café I work at, Ritual Coffee".
@@ -199,6 +201,7 @@ def _clauses(text: str) -> list[str]:
 def _earnest(clause: str, slot: str) -> bool:
     """Whether a clause says what holds now, of the speaker (or of whom the slot names)."""
     if clause.rstrip().endswith("?") or _NOT_YET.search(_POLITE.sub(" ", clause)) or _FICTION.search(clause) \
+            or _OFFERED.search(clause) \
             or _REPORTED.search(clause) \
             or _PAST.search(clause) or _JEST.search(clause) or _DIET_THING.search(clause) \
             or (ADDITIVE_CUE.search(clause) and not slot.startswith(_VALUED_BY_WORD + ("diet",))) \

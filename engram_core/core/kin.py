@@ -153,7 +153,8 @@ def kin_changed(text: str) -> frozenset[tuple[str, str]]:
     current = ""
     for sentence in _sentences(text):
         changing = KIN_CHANGE.search(sentence) is not None and not sentence.rstrip().endswith("?") \
-            and _LIFE_STORY.search(sentence) is None
+            and _LIFE_STORY.search(sentence) is None and _IN_JEST.search(sentence) is None \
+            and _STAY.search(sentence) is None
         for clause in _CLAUSES.split(sentence):
             mentions = _mentions(clause)
             subject = (mentions[0][1] or current) if mentions else (current if _GOES_ON.match(clause) else "")
@@ -238,7 +239,13 @@ OWN_CHANGE = re.compile(
     r"has\s+me|set\s+me\s+up|sticking|following|trying|doing)\b", re.I)
 # A stay, not a home or an employer: "this week im at the Hitachi office in Osaka for a joint training".
 _STAY = re.compile(r"\b(?:for\s+(?:a|the|an)\s+(?:\w+\s+)?(?:training|conference|trip|visit|meeting|workshop|holiday|"
-                   r"vacation|week|weekend|few\s+days|course)|this\s+week|visiting|business\s+trip)\b", re.I)
+                   r"vacation|week|weekend|few\s+days|course)|this\s+week|visit(?:ing|ed|s)?|business\s+trip|"
+                   r"for\s+(?:two|three|four|five|six|ten|a\s+couple\s+of|a\s+few|\d+)\s+(?:days|nights|weeks|months)|"
+                   r"staying\s+with)\b", re.I)
+# Said not in earnest: "mom joked she's quitting to open a flower shop".
+_IN_JEST = re.compile(r"\b(?:jok(?:e|es|ed|ing)|kidding|sarcastic\w*)\b", re.I)
+# A name someone gets wrong: "my new manager keeps calling me Shaun, I've given up correcting him".
+_MISNAMED = re.compile(r"\b(?:keeps?\s+calling\s+me|correcting|by\s+mistake|wrongly)\b", re.I)
 # A home or a workplace taken for granted, a name after it: "the neighbours here in Halifax", "first month in
 # Tromso", "the commute from Geelong", "my boss at Zelena Energija", "my first day in Nusa Catering".
 PRESUMED: dict[str, re.Pattern[str]] = {
@@ -297,7 +304,8 @@ def own_changed(text: str) -> dict[str, frozenset[str]]:
     stay, a clause about what was, or one that adds beside the old."""
     found: dict[str, set[str]] = {}
     for sentence in _sentences(text):
-        if sentence.rstrip().endswith("?") or _REPORTED.search(sentence) or _STAY.search(sentence):
+        if sentence.rstrip().endswith("?") or _REPORTED.search(sentence) or _STAY.search(sentence) \
+                or _IN_JEST.search(sentence) or _MISNAMED.search(sentence):
             continue
         changing = OWN_CHANGE.search(sentence) is not None
         if _SIDE.search(sentence):

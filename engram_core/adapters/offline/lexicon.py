@@ -44,10 +44,12 @@ NOT_NAMES = words("by not so just also really here back fine good great ok okay 
                   "paleo every each all sometimes often daily weekly nightly crazy twice once constantly"
                   ) | NATIONALITIES
 # "my friends jokingly call me Professor cuz i wear glasses": a nickname given in jest, no name; so is one some
-# people use ("my aunties still call me Rafinha", "they all call me Sunny, only there").
+# people use ("my aunties still call me Rafinha", "they all call me Sunny, only there") or get wrong ("my manager
+# keeps calling me Shaun, I've given up correcting him").
 NOT_IN_JEST = (r"(?<!jokingly\s)(?<!teasingly\s)(?<!sometimes\s)(?<!ironically\s)(?<!affectionately\s)"
-               r"(?<!still\s)(?<!all\s)(?<!usually\s)(?<!often\s)(?<!aunties\s)(?<!family\s)"
+               r"(?<!still\s)(?<!all\s)(?<!usually\s)(?<!often\s)(?<!aunties\s)(?<!family\s)(?<!keeps\s)(?<!keep\s)"
                r"(?![^.!?,;]*\b(?:cuz|coz|cos|because|bc|as\s+a\s+joke|behind\s+my\s+back)\b)"
+               r"(?![^.!?;]*\b(?:correcting|by\s+mistake|wrongly)\b)"
                r"(?![^.!?;]*\bonly\s+(?:there|family|at|my|the|in|when)\b)")
 OCCUPATIONS = words(
     "nurse doctor teacher engineer developer designer lawyer chef cook pilot scientist biologist architect "

@@ -62,7 +62,7 @@ _JUNK_FIRST = frozenset("it it's its it'd it'll that's that this you what when w
                         "and or but as is for love like enjoy neither none "
                         "eat drink go do "
                         "play have get feel feeling felt am was were "
-                        "make take see watch listen".split())
+                        "make take see watch listen better worse well nicely fine quickly slowly okay ok".split())
 
 
 def _trim_tails(text: str, keep_time: bool) -> str:
@@ -102,9 +102,11 @@ def _a_clause(obj: str) -> bool:
         or _NEGATED_VERB.search(obj) is not None
 
 
-# "the heavy stuff doesn't do it", "my character is called Valkyra": a clause said of a thing, not a thing.
+# "the heavy stuff doesn't do it", "my character is called Valkyra", "Island is my guilty pleasure" ("Love
+# Island ..."), "the airport is", "the smell makes me queasy": a clause said of a thing, not a thing.
 _NEGATED_VERB = re.compile(r"\b(?:doesn'?t|don'?t|isn'?t|aren'?t|wasn'?t|weren'?t|won'?t|can'?t|didn'?t|"
-                           r"(?:is|are|was|were)\s+(?:called|named))\b", re.I)
+                           r"(?:is|are|was|were)\s+(?:called|named|my|our|so|such|really|very|just)|makes?\s+me)\b|"
+                           r"\b(?:is|are)\s*$", re.I)
 
 
 # "a safe, inviting place": two adjectives of one noun, not two items.

@@ -135,7 +135,8 @@ _NOT_PEOPLE_NAMES = frozenset(
     "mom dad mum just finally recently also so and ok okay well now then actually anyway update guess big new "
     "sorry still really honestly basically literally officially already never always usually please yes no "
     "hey hi hello oh wow ugh quick small huge fun plot good bad great after before since when while once we "
-    "you they he she there here what who why how which".split())
+    "you they he she there here what who why how which right sadly luckily thankfully hopefully apparently "
+    "obviously seriously meanwhile lately sometimes funnily weirdly somehow otherwise besides".split())
 # "'s" after a person is "is" when a place, state or verb follows, else it is a possessive.
 _IS_FOLLOWERS = re.compile(r"^(?:in|at|a|an|the|from|on|not|no|now|still|back|home|going|moving|living|working|"
                            r"studying|teaching|coordinating|retired|married|pregnant|vegan|vegetarian|a\b|"
@@ -357,9 +358,11 @@ def place(clause: str, last: Person | None) -> Placed:
 
 # -- third persons ----------------------------------------------------------------------
 
-# Someone's relative opening a clause: a "he" or "she" after it means them, not whom the message named before.
-_THIRD_PARTY = re.compile(r"^\W*(?:(?:my|our)\s+\w+'s\s+|(?:his|her|their)\s+)(?:\w+\s+)?(?:" + _REL_WORDS + r")\b",
-                          re.I)
+# Someone's relative opening a clause ("Yesterday his brother visited, he is a doctor"): a "he" or "she" after it
+# means them, not whom the message named before.
+_THIRD_PARTY = re.compile(r"^\W*(?:(?:yesterday|today|tonight|then|and|so|also|oh|well|anyway|btw|"
+                          r"this\s+(?:morning|week)|last\s+(?:night|week|weekend))\W+)*"
+                          r"(?:(?:my|our)\s+\w+'s\s+|(?:his|her|their)\s+)(?:\w+\s+)?(?:" + _REL_WORDS + r")\b", re.I)
 _CALLS_ME = re.compile(r"\bcall(?:s|ed|ing)?\s+me\s+([\w'-]+)", re.I)
 
 
