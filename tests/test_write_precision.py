@@ -42,3 +42,17 @@ def test_a_jest_a_stay_or_a_wrong_name_changes_no_ones_slot(text):
 def test_no_fact_from_a_word_that_only_looks_like_one(text, wrong):
     drafts = extract_facts(text)
     assert not [d for d in drafts if wrong in (d.subject, d.predicate)], drafts
+
+
+@pytest.mark.parametrize(("text", "wrong"), [
+    ("My aunt adopted an old greyhound, his name is Bruno. He is 11 and sleeps all day.", "aunt"),  # his, he: the dog
+    ("My brother got engaged last week, her name is Mireille.", "brother name"),  # her: the fiancée
+])
+def test_a_he_or_she_that_cannot_mean_the_relative_is_not_theirs(text, wrong):
+    said = [f"{d.subject} {d.predicate}" for d in extract_facts(text)]
+    assert not [s for s in said if s.startswith(wrong) and (s.endswith(" name") or s.endswith(" age"))], said
+
+
+def test_a_faith_is_no_nationality():
+    assert [d.object for d in extract_facts("I am Hindu, so no beef for me.") if d.predicate == "nationality"] == []
+    assert [d.object for d in extract_facts("I am Polish, from Gdansk.") if d.predicate == "nationality"] == ["Polish"]

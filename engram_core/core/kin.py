@@ -153,8 +153,8 @@ def kin_changed(text: str) -> frozenset[tuple[str, str]]:
     current = ""
     for sentence in _sentences(text):
         changing = KIN_CHANGE.search(sentence) is not None and not sentence.rstrip().endswith("?") \
-            and _LIFE_STORY.search(sentence) is None and _IN_JEST.search(sentence) is None \
-            and _STAY.search(sentence) is None
+            and _LIFE_STORY.search(sentence) is None and _IN_JEST.search(sentence) is None
+        stay = _STAY.search(sentence) is not None  # "staying with us for three weeks": no new home or job
         for clause in _CLAUSES.split(sentence):
             mentions = _mentions(clause)
             subject = (mentions[0][1] or current) if mentions else (current if _GOES_ON.match(clause) else "")
@@ -162,7 +162,9 @@ def kin_changed(text: str) -> frozenset[tuple[str, str]]:
                 current = current if subject == SPEAKER else subject
             if changing and subject and subject != SPEAKER and ADDITIVE_CUE.search(clause) is None \
                     and _NOT_YET.search(clause) is None:
-                found |= {(subject, slot) for slot in _slots(clause) if slot == "name" or not _THING.fullmatch(subject)}
+                found |= {(subject, slot) for slot in _slots(clause)
+                          if (slot == "name" or not _THING.fullmatch(subject))
+                          and not (stay and slot in ("home", "work"))}
     return frozenset(found)
 
 

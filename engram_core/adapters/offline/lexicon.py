@@ -28,6 +28,7 @@ NATIONALITIES = words(
     "senegalese cameroonian ivorian angolan mozambican taiwanese mongolian cambodian burmese "
     "laotian jamaican trinidadian ecuadorian bolivian uruguayan "
     "paraguayan guatemalan honduran salvadoran nicaraguan panamanian cypriot maltese luxembourger")
+NATIONS = NATIONALITIES - words("jewish muslim catholic buddhist hindu")  # no names; "I am Muslim" is no nationality
 LANGUAGES = words(
     "english portuguese spanish french german italian dutch russian mandarin chinese cantonese japanese "
     "korean arabic hindi bengali urdu turkish greek polish swedish norwegian danish finnish hebrew "

@@ -14,7 +14,7 @@ from engram_core.adapters.offline.checks import (
     NOT_EMPLOYERS, NOT_PLAYED, NOT_WORKED_ON, SKILL_WORDS, Check, a_food, a_taste, capitalised, could_be_a_name, dated,
     a_role, first_word_not_in, is_occupation, joined_employer, one_of, plausible_age, workplace,
 )
-from engram_core.adapters.offline.lexicon import LANGUAGES, NATIONALITIES, NOT_IN_JEST, NOT_NAMES, OCCUPATIONS, topic_of
+from engram_core.adapters.offline.lexicon import LANGUAGES, NATIONS, NOT_IN_JEST, NOT_NAMES, OCCUPATIONS, topic_of
 from engram_core.core.model import Cardinality, MemoryKind
 
 ONE, MANY = Cardinality.ONE, Cardinality.MANY
@@ -169,7 +169,7 @@ _IDENTITY = (
     # "I'm Sam" could as well be "I'm Tired": a name from it never replaces the one held.
     Rule("name", _rx(IM + name() + END_NAME), check=could_be_a_name, tentative=True, negatable=False),
     Rule("lives_in", _rx(IM + name() + r"-based\b")),
-    Rule("nationality", _rx(IM + r"(?P<obj>[a-z]+)(?=\s*(?:$|[,.!]|\band\b))"), check=one_of(NATIONALITIES)),
+    Rule("nationality", _rx(IM + r"(?P<obj>[a-z]+)(?=\s*(?:$|[,.!]|\band\b))"), check=one_of(NATIONS)),
     Rule("hometown", _rx(IM + r"(?:originally\s+)?from\s+" + OBJ), check=capitalised),
     Rule("hometown", _rx(I_ + r"was\s+born\s+in\s+" + OBJ), check=capitalised),  # "grew up in" is the past
     Rule("age", _rx(IM + r"(?P<obj>\d{1,3})(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?=\s*(?:$|[,.!]|\band\b))"),

@@ -129,7 +129,7 @@ _TASTE = re.compile(r"\bdo(?:es)?(?:n't|\s+not)?\s+(?:\w+\s+)?it\s+for\s+me\b", 
 _NAME_SUBJECT = re.compile(r"^" + _LEAD_FILLERS + r"(?-i:(?P<name>[A-ZÀ-Þ][a-zß-ÿ]+))\s+(?P<rest>" + _PERSON_VERBS
                            + r"\b.*)$", re.I)
 _PRONOUN = re.compile(r"^" + _LEAD_FILLERS + r"(?P<pro>he|she|they)\b(?P<verb>'s|'ve|'d|'ll)?\s*(?P<rest>.*)$", re.I)
-_POSSESSIVE_PRONOUN = re.compile(r"^" + _LEAD_FILLERS + r"(?:his|her|their)\s+(?P<rest>\w+.*)$", re.I)
+_POSSESSIVE_PRONOUN = re.compile(r"^" + _LEAD_FILLERS + r"(?P<pro>his|her|their)\s+(?P<rest>\w+.*)$", re.I)
 _NOT_PEOPLE_NAMES = frozenset(
     "i the my our this that it its maybe marketing leadership everyone someone nobody today yesterday tomorrow "
     "mom dad mum just finally recently also so and ok okay well now then actually anyway update guess big new "
@@ -226,7 +226,7 @@ def _relation_clause(clause: str) -> tuple[Person, str] | None:
                 first_person(bare.group("rest"), "'s" if bare.group("poss") else None)) if bare else None
     if re.match(r"and\s+I\b", m.group("rest"), re.I):
         return None  # "My husband and I live in Braga" is the user's own
-    person, rest = person_for(m.group("rel"), None), m.group("rest")
+    person, rest = person_for(m.group("rel"), None), _not_theirs(m.group("rest"), person_for(m.group("rel"), None))
     if _NEW_HOLDER.match(clause) and not m.group("poss") and (named := _IS_NAME.match(rest)) \
             and could_be_a_name(named.group("name")):
         return person, f"my name is {named.group('name')}"  # "my new manager is Tom": the role has a new holder
@@ -245,9 +245,32 @@ def _name_clause(clause: str) -> tuple[Person, str] | None:
 def _pronoun_clause(clause: str, last: Person | None) -> tuple[Person | None, str] | None:
     m = _PRONOUN.match(clause)
     if m is not None:
-        return last, first_person(m.group("rest"), m.group("verb"))
+        return _agreeing(last, m.group("pro")), first_person(m.group("rest"), m.group("verb"))
     m = _POSSESSIVE_PRONOUN.match(clause)  # "now his hobby is golf" -> his "my hobby is golf"
-    return (last, "my " + m.group("rest")) if m is not None else None
+    return (_agreeing(last, m.group("pro")), "my " + m.group("rest")) if m is not None else None
+
+
+# Whom "he" and "she" cannot mean: "My mother has an old dog, his name is Rufus. He is 14" is not her name or age.
+_SHE = frozenset("mother mum sister wife daughter girlfriend aunt niece grandma grandmother gran nan granny".split())
+_HE = frozenset("father dad brother husband son boyfriend uncle nephew grandpa grandfather grandad".split())
+_HIS, _HERS = re.compile(r"\b(?:he|his)\b", re.I), re.compile(r"\b(?:she|her)\b", re.I)
+
+
+def _not_theirs(rest: str, person: Person) -> str:
+    """A relative's clause with a "he" or "his" that cannot mean them said of it ("My mother has an old dog, his
+    name is Rufus": the dog's name, not hers), so the clause does not read it as theirs."""
+    other = _HIS if person.subject in _SHE else _HERS if person.subject in _HE else None
+    return other.sub(lambda m: "its" if m.group(0).lower() in ("his", "her") else "it", rest) if other else rest
+
+
+
+def _agreeing(last: Person | None, pronoun: str) -> Person | None:
+    """The person a pronoun stands for, unless it cannot be them ("he" for a mother); then nobody."""
+    said = pronoun.lower()
+    if last is not None and ((said in ("he", "his") and last.subject in _SHE)
+                             or (said in ("she", "her") and last.subject in _HE)):
+        return None
+    return last
 
 
 def about_someone(clause: str, last: Person | None) -> tuple[Person | None, str] | None:
