@@ -35,7 +35,8 @@ _ENDING = (r"retired\s+from|(?:just|finally|officially|has|have|had|'s|'ve)\s+re
 _AVERSION = (r"(?:stress(?:es)?|bores?|annoys?|gross(?:es)?|puts?|turns?|depress(?:es)?|tires?|drains?|sickens?)\s+"
              r"me(?:\s+(?:out|off))?(?:\s+\w+)?\s+(?:these\s+days|nowadays|lately|now)")
 # What says something stopped, and what makes it a resolve instead ("I won't quit", "never give up").
-_STOP_WORD = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+more|stopped|quit|quitted|"
+_STOP_WORD = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+more|"
+                        r"stopped(?!\s+(?:by|at|in|off|for|over|to)\b)|quit|quitted|"  # "stopped at the café": a visit
                         r"gave\s+up|given\s+up|had\s+to\s+give\s+up|cut\s+out|not\s+\w+(?:ing)?\s+more|ditched|binned|"
                         r"(?:I'm|I\s+am|im)\s+off\s+(?!(?:to|work|today|tomorrow|tonight|sick|duty|home|now|out|for|on|"
                         r"at|in|the|my|our|a|an)\b)|"

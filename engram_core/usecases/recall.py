@@ -11,6 +11,7 @@ import numpy as np
 
 from engram_core.core import ledger
 from engram_core.core.asked import asked_slots, named_people, outdated, states, told_of
+from engram_core.core.asked_things import asked_things, stopped
 from engram_core.core.broad_slots import may_name_broadly, slots_named_broadly
 from engram_core.core.config import EngineConfig
 from engram_core.core.entities import named_entities
@@ -84,6 +85,9 @@ def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool, query: str) -
         told = _told_by_name(rt, candidates, asked, named)
         drop |= outdated(_Pairs(candidates), named, asked, vectors,
                          lambda i, slot: states(told[i], slot) if i in told else candidates[i].entry.states(slot))
+    things = asked_things(query) if config.asked_slot_recency else frozenset()
+    if things:  # "Do I still drink coffee?": an older word on the coffee, once a newer one says it stopped
+        drop |= stopped(_Pairs(candidates), [c.entry.text for c in candidates], things)
     flagged = rt.store.possibly_stale()
     if flagged and not asks_about_the_past(query):  # an older home the bookkeeper read a new one for
         drop |= {c.id for c in candidates if flagged.get(c.id, "").startswith(SLOT_CHANGED)}
