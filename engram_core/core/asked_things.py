@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from engram_core.core.chattext import normalise_chat
 from engram_core.core.model import Belief, Memory, MemoryKind
 from engram_core.core.slots import _NOT_YET, _REPORTED, _SENTENCES, _teller, asks_about_the_past
-from engram_core.core.stopping import clause_stops
+from engram_core.core.stopping import _STOP_WORD, clause_stops
 from engram_core.core.words import STOP_WORDS
 
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|me|my|the\s+user(?:'s)?)\b", re.I)
@@ -67,12 +68,22 @@ def stops(text: str, thing: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=1 << 15)
+def _may_stop(text: str) -> bool:
+    """Whether a text has any word that may say a thing stopped: a quick look, kept per text (a recall asks it
+    of the same candidates again and again; the full reading of 400 for each named thing was 6.7 ms)."""
+    return _ENDED.search(text) is not None or _STOP_WORD.search(text) is not None
+
+
 def stopped(memories: Sequence[tuple[Memory, Belief | None]], texts: Sequence[str], things: frozenset[str]) -> set[str]:
     """Ids of memories that name an asked thing, older than a memory of the same teller saying it stopped;
     ``texts`` are the memories' texts, read first so only the few that name a thing are made."""
     drop: set[str] = set()
+    cued = [text for text in texts if _may_stop(text)]
     for thing in things:
         naming = _named(thing)
+        if not any(naming.search(text) for text in cued):  # no newer word on it: the common case, one quick look
+            continue
         members = [memories[i][0] for i, text in enumerate(texts) if naming.search(text) is not None]
         if len(members) < 2:
             continue
