@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Protocol
+from datetime import datetime
 from functools import lru_cache
 
 from engram_core.core.chattext import normalise_chat
-from engram_core.core.model import Belief, Memory, MemoryKind
-from engram_core.core.slots import _NOT_YET, _REPORTED, _SENTENCES, _teller, asks_about_the_past
+from engram_core.core.model import Memory, MemoryKind
+from engram_core.core.restatements import _speaker, speaker_of
+from engram_core.core.slots import _NOT_YET, _REPORTED, _SENTENCES, asks_about_the_past
 from engram_core.core.stopping import _STOP_WORD, clause_stops
 from engram_core.core.words import STOP_WORDS
 
@@ -33,6 +36,11 @@ _WORD = re.compile(r"[a-z][a-z'-]{2,}")
 _ENDED = re.compile(r"\b(?:cancell?ed|unsubscribed|deleted|uninstalled|sold|quit|gave\s+up|given\s+up|stopped)\b", re.I)
 # A visit, not a stop: "I stopped at the café for an espresso", "stopped by the gym to grab my bag".
 _CALLED_IN = re.compile(r"\bstopped\s+(?:by|at|in|off|for|over|to)\b", re.I)
+# A question naming more things than this asks about no one habit ("I" and six other words in the scale suite).
+MOST_THINGS = 3
+# A word more candidates name than this is no one habit ("week", "friends"): left alone, and the scan stays short.
+MOST_NAMING = 24
+_RETIRABLE = (MemoryKind.EPISODE, MemoryKind.FACT, MemoryKind.PREFERENCE)
 _CLAUSE = re.compile(r",\s*(?:but|and|so)\b|;|\s[-–—]\s")
 
 
@@ -42,20 +50,25 @@ def asked_things(query: str) -> frozenset[str]:
     said = normalise_chat(query)
     if _FIRST_PERSON.search(said) is None or asks_about_the_past(said):
         return frozenset()
-    return frozenset(word for word in _WORD.findall(said.lower()) if word not in _ASKING)
+    things = frozenset(word for word in _WORD.findall(said.lower()) if word not in _ASKING)
+    return things if len(things) <= MOST_THINGS else frozenset()
 
 
-def _named(thing: str) -> re.Pattern[str]:
-    """What names the thing: the word, its plural, or a word sharing its first four letters when the thing is
-    five letters or more ("runner" and "running", "smoke" and "smoking")."""
-    said = re.escape(thing[:4]) + r"\w*" if len(thing) >= 5 else re.escape(thing) + r"(?:s|es)?\b"
-    return re.compile(r"\b" + said, re.I)
+@lru_cache(maxsize=1 << 15)
+def _words_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A text's words and their first four letters, kept per text (recall asks of the same candidates again)."""
+    words = frozenset(_WORD.findall(text.lower()))
+    return words, frozenset(w[:4] for w in words if len(w) >= 4)
 
 
 def _names(text: str, thing: str) -> bool:
-    return _named(thing).search(text) is not None
+    """Whether a text names the thing: the word, its plural, or a word sharing its first four letters when the
+    thing is five letters or more ("runner" and "running", "smoke" and "smoking")."""
+    words, heads = _words_of(text)
+    return thing[:4] in heads if len(thing) >= 5 else not words.isdisjoint((thing, thing + "s", thing + "es"))
 
 
+@lru_cache(maxsize=1 << 15)
 def stops(text: str, thing: str) -> bool:
     """Whether a text says, in earnest, that the thing stopped: a clause that names it and says it ended."""
     for sentence in _SENTENCES.split(text):
@@ -75,22 +88,42 @@ def _may_stop(text: str) -> bool:
     return _ENDED.search(text) is not None or _STOP_WORD.search(text) is not None
 
 
-def stopped(memories: Sequence[tuple[Memory, Belief | None]], texts: Sequence[str], things: frozenset[str]) -> set[str]:
-    """Ids of memories that name an asked thing, older than a memory of the same teller saying it stopped;
-    ``texts`` are the memories' texts, read first so only the few that name a thing are made."""
+class Told(Protocol):
+    """What the veto reads of a candidate: recall's index entries, which make the memory only when asked."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> MemoryKind: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def memory(self) -> Memory: ...
+
+
+def _teller(told: Told) -> str:
+    return speaker_of(told.text) if told.kind is MemoryKind.EPISODE else _speaker(told.memory)
+
+
+def stopped(candidates: Sequence[Told], things: frozenset[str]) -> set[str]:
+    """Ids of candidates that name an asked thing, older than an episode of the same teller saying it stopped."""
+    cued = [c for c in candidates if c.kind is MemoryKind.EPISODE and _may_stop(c.text)]
     drop: set[str] = set()
-    cued = [text for text in texts if _may_stop(text)]
-    for thing in things:
-        naming = _named(thing)
-        if not any(naming.search(text) for text in cued):  # no newer word on it: the common case, one quick look
+    told: list[tuple[Told, str, datetime]] = []
+    for thing in things if cued else ():
+        stopping = [c for c in cued if _names(c.text, thing) and stops(c.text, thing)]
+        if not stopping:
             continue
-        members = [memories[i][0] for i, text in enumerate(texts) if naming.search(text) is not None]
-        if len(members) < 2:
-            continue
-        stopping = [m for m in members if m.kind is MemoryKind.EPISODE and stops(m.text, thing)]
-        for new in stopping:
-            drop |= {old.id for old in members
-                     if old.created_at < new.created_at and not old.critical and old not in stopping
-                     and old.kind in (MemoryKind.EPISODE, MemoryKind.FACT, MemoryKind.PREFERENCE)
-                     and not set(old.provenance) & set(new.provenance) and _teller(old, ()) == _teller(new, ())}
+        latest: dict[str, datetime] = {}  # each teller's newest word that the thing stopped
+        for c in stopping:
+            teller = _teller(c)
+            latest[teller] = max(latest.get(teller, c.created_at), c.created_at)
+        newest = max(latest.values())
+        told = told or [(c, c.text, c.created_at) for c in candidates if c.kind in _RETIRABLE]
+        members = [c for c, text, at in told if at < newest and _names(text, thing)]
+        if len(members) <= MOST_NAMING:
+            drop |= {c.id for c in members
+                     if c.created_at < latest.get(_teller(c), c.created_at) and not c.memory.critical}
     return drop

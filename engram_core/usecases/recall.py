@@ -87,7 +87,7 @@ def _without_restated(rt: Runtime, index: ActiveIndex, pool: Pool, query: str) -
                          lambda i, slot: states(told[i], slot) if i in told else candidates[i].entry.states(slot))
     things = asked_things(query) if config.asked_slot_recency else frozenset()
     if things:  # "Do I still drink coffee?": an older word on the coffee, once a newer one says it stopped
-        drop |= stopped(_Pairs(candidates), [c.entry.text for c in candidates], things)
+        drop |= stopped([c.entry for c in candidates], things)
     flagged = rt.store.possibly_stale()
     if flagged and not asks_about_the_past(query):  # an older home the bookkeeper read a new one for
         drop |= {c.id for c in candidates if flagged.get(c.id, "").startswith(SLOT_CHANGED)}
