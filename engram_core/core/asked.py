@@ -49,7 +49,8 @@ _ASKED: dict[str, re.Pattern[str]] = {
     "sport": re.compile(r"\b(?:sports?|exercise|work\s+out|works\s+out|training|trains)\b", re.I),
     "instrument": re.compile(r"\binstruments?\b", re.I),
 }
-_FIRST_PERSON = re.compile(r"\b(?:I|I'm|me|my|mine|we|our|us|the\s+user(?:'s)?)\b", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|me|my|mine|the\s+user(?:'s)?)\b", re.I)
+_OURS = re.compile(r"\bour\b", re.I)  # "what's our wifi called?": a name of the asker's household
 _I = re.compile(r"\b(?:I|I'm|me|mine)\b", re.I)
 _USER = re.compile(r"\bthe\s+user(?:'s)?\b", re.I)
 # Words that put a sentence in the past: what was so, not the word on what is.
@@ -122,8 +123,11 @@ def asked_slots(query: str) -> frozenset[str]:
     """The asker's single-valued slots a question asks the value of now, each with whose it is ("home",
     "school:daughter"); none for a question about the past or about a third person named in it."""
     said = normalise_chat(query)
-    if _FIRST_PERSON.search(said) is None or asks_about_the_past(said):
+    if asks_about_the_past(said):
         return frozenset()
+    if _FIRST_PERSON.search(said) is None:
+        return frozenset(slot for m in _ASKED["name"].finditer(said) if _OURS.search(said)
+                         and (slot := _asked_name(said, m)) is not None and slot != "name")
     said = _USER.sub("my", said)
     favourites = (_favourite_slot(said, m) for m in _NAMED_BROADLY["favourite"].finditer(said))
     # "What car does my husband drive?": the slot word comes before its owner; a question that names one
