@@ -88,6 +88,12 @@ def told(clock: FixedClock, embedder, *messages: str) -> Iterator[tuple[Engine, 
         engine.close()
 
 
+def recalled(clock: FixedClock, embedder, query: str, *messages: str, budget: int = 256) -> str:
+    """The block a question gets from an engine told ``messages`` three days apart (no reinforcement)."""
+    with told(clock, embedder, *messages) as (engine, _):
+        return engine.recall(query, budget, reinforce=False).block
+
+
 @pytest.fixture(scope="session")
 def minilm():
     """The real MiniLM embedder, loaded once: what the write path's closeness rules were tuned with."""

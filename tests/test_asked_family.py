@@ -6,7 +6,7 @@ their values."""
 from __future__ import annotations
 
 import pytest
-from conftest import told
+from conftest import recalled
 
 from engram_core.core.asked import asked_slots, named_people, states, told_of
 from engram_core.core.broad_slots import slots_named_broadly
@@ -71,8 +71,7 @@ def test_names_of_the_people_asked_about_come_from_the_texts():
      "What's my band called?", "Satellites", "Harbour Lights"),
 ])
 def test_with_minilm_the_newest_word_on_someones_slot_stands(clock, minilm, old, new, query, hidden, shown):
-    with told(clock, minilm, old, new) as (engine, _):
-        block = engine.recall(query, 256, reinforce=False).block
+    block = recalled(clock, minilm, query, old, new)
     assert shown in block
     assert hidden not in block
 
@@ -85,5 +84,4 @@ def test_with_minilm_the_newest_word_on_someones_slot_stands(clock, minilm, old,
     ("My dad drives a Volvo.", "My dad used to drive a Saab back in the day.", "What car does my dad drive?", "Volvo"),
 ])
 def test_with_minilm_what_states_nothing_new_of_them_leaves_the_older_word(clock, minilm, old, new, query, kept):
-    with told(clock, minilm, old, new) as (engine, _):
-        assert kept in engine.recall(query, 256, reinforce=False).block
+    assert kept in recalled(clock, minilm, query, old, new)

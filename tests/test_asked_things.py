@@ -4,7 +4,7 @@ thing it names: an older memory naming it leaves the block once a newer one says
 from __future__ import annotations
 
 import pytest
-from conftest import told
+from conftest import recalled
 
 from engram_core.core.asked_things import asked_things, stops
 
@@ -46,8 +46,7 @@ def test_what_says_a_thing_stopped(text, thing, said):
      "time was embarrassing. reading before bed now", "am i still on tiktok", "till 1am", "deleted tiktok"),
 ])
 def test_with_minilm_the_newest_word_on_a_thing_stands(clock, minilm, old, new, query, hidden, shown):
-    with told(clock, minilm, old, new) as (engine, _):
-        block = engine.recall(query, 256, reinforce=False).block
+    block = recalled(clock, minilm, query, old, new)
     assert shown in block
     assert hidden not in block
 
@@ -60,5 +59,4 @@ def test_with_minilm_the_newest_word_on_a_thing_stands(clock, minilm, old, new, 
      "Do I still play padel?", "four evenings a week"),
 ])
 def test_with_minilm_what_stops_nothing_of_mine_leaves_the_older_word(clock, minilm, old, new, query, kept):
-    with told(clock, minilm, old, new) as (engine, _):
-        assert kept in engine.recall(query, 256, reinforce=False).block
+    assert kept in recalled(clock, minilm, query, old, new)
