@@ -105,8 +105,9 @@ class EngineConfig(BaseModel):
                                          "out of recall, unless the question asks about the past; above 1 "
                                          "switches this off")
     asked_slot_recency: bool = Field(
-        True, description="for a question about one of the asker's own single-valued slots now, keep an older "
-                          "memory of that slot out of recall once a newer one of the same teller states it (asked)")
+        True, description="for a question about now of the asker's own single-valued slots, a relative's or a "
+                          "thing's (asked), or a habit it names (asked_things), keep an older memory of it out of "
+                          "recall once a newer one of the same teller states it, or says the habit stopped")
     # Tuned on the truth suite's development half; on held-out LoCoMo (`--skip 3`, 1,024 tokens) it costs one
     # evidence turn (0.819 to 0.818), and none on the tuning conversations.
     retire_similarity: float = Field(
