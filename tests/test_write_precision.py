@@ -56,3 +56,52 @@ def test_a_he_or_she_that_cannot_mean_the_relative_is_not_theirs(text, wrong):
 def test_a_faith_is_no_nationality():
     assert [d.object for d in extract_facts("I am Hindu, so no beef for me.") if d.predicate == "nationality"] == []
     assert [d.object for d in extract_facts("I am Polish, from Gdansk.") if d.predicate == "nationality"] == ["Polish"]
+
+
+@pytest.mark.parametrize(("text", "wrong"), [
+    ("I stopped at the café for a coffee on the way in and ran into my old boss, so awkward.", "likes"),  # a visit
+    ("Update: I stopped eating at Green Fork, the service got awful and they forgot my order twice.", "eats"),
+    ("I do the intermittent fasting, I eat only between 12 and 8 in evening.", "eats"),  # when, not what
+    ("I eat no sugar since last year, no sweets, no juice.", "eats"),
+    ("I love spicy food, the hotter the better.", "the hotter the better"),  # a saying
+    ("i love hiking and bouldering, basically live at the climbing gym", "basically live at the climbing gym"),
+    ("I'm writing from the break room, as a paralegal I live on pretzels.", "working_on"),
+    ("I moved over to the ML team and love it.", "works_at"),  # a team is no employer
+    ("I'm officially an associate attorney at the same firm.", "the same firm"),
+    ("tips for first week w real patients", "works_at"),
+    ("got an offer from target but im stayin at walmart", "target"),  # an offer got is no job
+    ("My son, Sadly he moved to Perth last year.", "Sadly"),  # a new thought, no name
+])
+def test_no_belief_from_a_place_a_time_a_saying_or_an_offer(text, wrong):
+    said = [(d.predicate, d.object) for d in extract_facts(text)]
+    assert not [s for s in said if wrong in s], said
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("I have one son, Mateo, he is seven years and crazy for dinosaurs.", ("family_son", "Mateo")),
+    ("I have one parrot, name is Kiwi, he speak three words.", ("pet_parrot", "Kiwi")),
+    ("I work at Google on the Maps team, mostly backend stuff.", ("works_at", "Google")),
+    ("I moved over to the ML team and my title is machine learning engineer now.",
+     ("job_title", "machine learning engineer")),
+    ("got an offer from KPMG advisory & took it, start 1st of the month!!", ("works_at", "KPMG advisory")),
+    ("Lots of news: my parents finally moved to Spain, they bought a little place near Málaga.",
+     ("lives_in", "Málaga")),
+])
+def test_the_value_a_message_names_is_read_whole(text, fact):
+    said = [(d.predicate, d.object) for d in extract_facts(text)]
+    assert said.count(fact) == 1 and len({p for p, _ in said if p == fact[0]}) == 1, said
+    if fact[1] == "Málaga":  # the parents' home, not the speaker's
+        assert [d.subject for d in extract_facts(text) if d.object == "Málaga"] == ["parents"]
+
+
+@pytest.mark.parametrize(("old", "new", "kept"), [
+    ("Hi! Took my dog Luna to the beach, she dug a hole the size of a car.",
+     "So my neighbour got a puppy and also called it Luna, which was chaos at the dog park, so they renamed theirs "
+     "Stella.", "user pet_dog: Luna"),
+    ("Hey, I'm Magnus. Need help with a cover letter.", "My mates call me Mags, don't ask.", "user name: Magnus"),
+    ("my gf Tasha works at the hospital downtown",
+     "oops i mean she works at the VA clinic, not the hospital lol", "user family_girlfriend: Tasha"),
+])
+def test_someone_elses_rename_a_nickname_or_another_correction_keeps_the_value(clock, minilm, old, new, kept):
+    with told(clock, minilm, old, new) as (_, beliefs):
+        assert beliefs.get(kept) is True, beliefs

@@ -97,6 +97,9 @@ _REQUEST = re.compile(r"\b(?:you|please|pls|plz)\b", re.I)
 # Not said in earnest ("my friends call me Professor as a joke"), or said not to hold ("they offered me the
 # Mediterranean menu, but I don't take it"; a "no longer", "anymore" or "now" beside it is a change, not that).
 _JEST = re.compile(r"\b(?:jok\w*|teas\w*|kidding|sarcastic\w*|ironic\w*)\b", re.I)
+# A trade said in a figure of speech or for a day: "I'm such a chef tonight", "basically a referee at this point".
+_FIGURATIVE = re.compile(r"\b(?:basically|practically|literally|such\s+an?|like\s+an?|kind\s+of|kinda|sort\s+of|"
+                         r"at\s+this\s+point|tonight|for\s+the\s+(?:day|night|weekend|wedding|party))\b", re.I)
 _DENIED = re.compile(r"\b(?:not|don't|dont|do\s+not|didn't|didnt|never|won't|wouldn't|can't|cannot)\b", re.I)
 _CHANGED = re.compile(r"\b(?:anymore|any\s+more|no\s+longer|now|instead|switched|these\s+days|from\s+now\s+on)\b", re.I)
 # A diet word that names a thing, not how one eats: "a paleo cookbook", "the vegan menu".
@@ -209,7 +212,8 @@ def _earnest(clause: str, slot: str) -> bool:
             or _REPORTED.search(clause) \
             or _PAST.search(clause) or _JEST.search(clause) or _DIET_THING.search(clause) \
             or (ADDITIVE_CUE.search(clause) and not slot.startswith(_VALUED_BY_WORD + ("diet",))) \
-            or (_DENIED.search(clause) and not _CHANGED.search(clause)):
+            or (_DENIED.search(clause) and not _CHANGED.search(clause)) \
+            or (slot.startswith("occupation") and _FIGURATIVE.search(clause)):
         return False
     if _DONE_TO_ME.search(clause):  # "my boss left and they've made me manager": the speaker's, whoever did it
         return True
@@ -235,6 +239,32 @@ def _retirable(memory: Memory) -> bool:
     return not memory.critical and memory.kind in (MemoryKind.EPISODE, MemoryKind.FACT, MemoryKind.PREFERENCE)
 
 
+# A memory that only hints at the asker's own slot, naming a value in passing: "coffee on the balcony here in
+# Valencia", "another all-hands at Deloitte", "amazon warehouse shift was 10hrs". Such a memory may be the
+# older word a newer statement leaves out; it never counts as a statement itself.
+_HINTS: dict[str, re.Pattern[str]] = {
+    "home": re.compile(r"\bhere\s+in\s+(?-i:[A-Z])"),
+    "employer": re.compile(r"\b(?:all-hands|stand-?ups?|shifts?|(?:my|our)\s+(?:boss|manager|team\s+lead)|warehouse|"
+                           r"client\s+site|payroll|HR)\b", re.I),
+    "occupation": re.compile(r"\b(?:teaching|grading|(?:my|our)\s+(?:students|pupils|patients|clients)|shifts?)\b",
+                             re.I),
+}
+
+
+def _hinted(slot: str, text: str, newer: str) -> bool:
+    """Whether an older text hints at the asker's own slot and names none of the values the newer one says."""
+    hint = _HINTS.get(slot)
+    return hint is not None and hint.search(text) is not None and not _value_words(newer) & _value_words(text)
+
+
+def _value_words(text: str) -> frozenset[str]:
+    """The words that may be a value: capitalised past a sentence's first word; in all-lower-case chat, the word
+    after a preposition."""
+    said = [m.group(0) for m in _CAPITAL.finditer(text)] if text != text.lower() \
+        else [m.group(0).split()[-1] for m in _PLACED.finditer(text)]
+    return frozenset(word.lower().strip(".,'") for word in said)
+
+
 def outdated(memories: Sequence[tuple[Memory, Belief | None]], named: Sequence[Collection[str]],
              asked: Collection[str], vectors: np.ndarray, stated: Callable[[int, str], bool] | None = None) -> set[str]:
     """Ids of memories of an asked slot that a newer memory of the same teller states anew (pure).
@@ -246,13 +276,13 @@ def outdated(memories: Sequence[tuple[Memory, Belief | None]], named: Sequence[C
     drop: set[str] = set()
     for slot in asked:
         members = [i for i, slots in enumerate(named) if _speaks_of(slot, slots)]
-        if len(members) < 2:
-            continue
         stating = [i for i in members if memories[i][0].kind is MemoryKind.EPISODE
                    and stated(i, slot)]
         for j in stating:
             new = memories[j][0]
-            for i in members:
+            hinted = [i for i in range(len(memories)) if i not in members and memories[i][0].kind is MemoryKind.EPISODE
+                      and _hinted(slot, memories[i][0].text, new.text)]
+            for i in members + hinted:
                 old = memories[i][0]
                 if old.created_at < new.created_at and _retirable(old) \
                         and not set(old.provenance) & set(new.provenance) \

@@ -101,6 +101,17 @@ def sets_something_right(text: str) -> bool:
     return may_set_right(text) or CORRECTION_CUE.search(_statements(text)) is not None
 
 
+# What the correction says was wrong: "she works at the VA clinic, not the hospital lol".
+_NOT_THAT = re.compile(r"\bnot\s+(?P<what>[\w' -]{2,30}?)(?=\s*(?:[,.;!?)]|$|\s(?:lol|haha|sorry|btw|my\s+bad)\b))",
+                       re.I)
+
+
+def _named_wrong(old: str, new: str) -> str | None:
+    """The words after "not" in ``new`` when ``old`` says them: only a value among them was set right."""
+    m = _NOT_THAT.search(new)
+    return m.group("what").lower() if m and m.group("what").lower() in old.lower() else None
+
+
 def said_swap(old: str, new: str) -> Swap | None:
     """The one value of ``old`` that ``new`` says anew, and the value it says instead, when a shape holds
     exactly one of each ("lands at 6:40 pm", "it lands at 8:15 pm"); None otherwise."""
@@ -109,7 +120,8 @@ def said_swap(old: str, new: str) -> Swap | None:
         fresh = [v for v in values_in(said) if v.shape is shape and v.text.lower() in values
                  and v.text.lower() not in old.lower()]
         held = [v for v in values_in(old) if v.shape is shape and v.text.lower() not in said.lower()]
-        if len(fresh) == 1 and len(held) == 1:
+        wrong = _named_wrong(old, said)
+        if len(fresh) == 1 and len(held) == 1 and (wrong is None or held[0].text.lower() in wrong):
             return Swap(held[0].text, fresh[0].text)
     return None
 
@@ -132,7 +144,8 @@ def swapped_values(old: str, new: str) -> frozenset[str]:
         left = {v for v in held if v not in new.lower()}
         if fresh and left:
             gone |= left
-    return frozenset(gone | _recounted(old, new))
+    wrong = _named_wrong(old, new)
+    return frozenset({v for v in gone if wrong is None or v in wrong} | _recounted(old, new))
 
 
 def corrected(text: str, older: Sequence[tuple[Memory, float, Sequence[Belief]]], previous: frozenset[str] = frozenset()

@@ -21,8 +21,8 @@ import numpy as np
 
 from engram_core.core.chattext import normalise_chat
 from engram_core.core.model import Belief, Memory, MemoryKind
-from engram_core.core.restatements import _ALIASES, _BARE_RELATION, _PEOPLE, ADDITIVE_CUE, _retirable, _said, \
-    _speaker
+from engram_core.core.restatements import _ALIASES, _BARE_RELATION, _PEOPLE, _RELATIONS, ADDITIVE_CUE, _retirable, \
+    _said, _speaker
 
 # A move of the speaker's own, not of something moved: "moved to Porto", "moving house", "just moved!"; not
 # "we moved the team offsite to Porto" or "moved the party to Saturday".
@@ -141,12 +141,17 @@ _SUBJECT_PRONOUN = re.compile(r"\b(?:he|she|he's|she's)\b", re.I)
 _FACT_SUBJECTS = {"grandmother": "grandma", "grandfather": "grandpa"}  # the ledger's words for whom "gran" means
 
 
+# "my brother's wife Jess": the wife's, not the brother's.
+_PERSONS_PERSON = re.compile(r"\w's\s+(?:\w+\s+)?(?P<who>" + _RELATIONS + r"|partner|boss|friend|kids?|children)\b",
+                             re.I)
+
+
 def _owner(text: str, at: int) -> str:
     """Whose slot a sentence speaks of, from the words before the slot word at ``at``: the speaker's own ("")
     unless a person named there comes after the speaker's last "I" or "my" ("My sister lives in Leeds",
     "Grandma moved")."""
     own = max((m.end() for m in _SELF.finditer(text[:at])), default=-1)
-    others = sorted((m.start("who"), m.group("who").lower()) for pattern in (_PEOPLE, _BARE_RELATION)
+    others = sorted((m.start("who"), m.group("who").lower()) for pattern in (_PEOPLE, _BARE_RELATION, _PERSONS_PERSON)
                     for m in pattern.finditer(text) if m.start("who") < at)
     pronoun = _SUBJECT_PRONOUN.search(text, max(own, 0), at)  # "My sister called me, she moved": the sister's
     later = [who for start, who in others if start >= own or (pronoun is not None and start < pronoun.start())]

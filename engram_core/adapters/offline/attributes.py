@@ -125,7 +125,8 @@ _PETS = frozenset("dog puppy cat kitten rabbit bunny hamster parrot budgie horse
                   "ferret gecko goldfish".split())
 _PEOPLE_WORDS = frozenset().union(*(meaning(w) for w in set(re.findall(r"[a-z-]+", REL)) - _PETS)) | meaning(
     "children kids parents boss friend colleague manager mum mom dad")
-_SOMEONE_ELSES = re.compile(r"\b(?:the\s+other|other\s+\w+'s|someone's|somebody's|their|your|his)\b", re.I)
+_SOMEONE_ELSES = re.compile(r"\b(?:the\s+other|other\s+\w+'s|someone's|somebody's|their|theirs|your|yours|his|hers)\b",
+                            re.I)
 _WE = re.compile(r"^\W*(?:we're|we\s+are|we've|we\s+have)\b", re.I)
 _GROUPS = meaning("band company startup business team club group firm organisation")
 _SLOT_FILLER = frozenset(meaning("name named called call now renamed rebranded officially new changed change "

@@ -11,7 +11,7 @@ from engram_core.adapters.offline.patterns import DIETS, FAVOURED
 _SUBJECT_AHEAD = (r"(?=(?:I|I'm|I've|Im|my|we|we're|our|also|he|she|he's|she's|now|left|quit|started|joined|moved|"
                   r"switched|got|became|stopped|gave|bought|sold|adopted)\b)")
 _CLAUSE_BREAK = re.compile(
-    r"\s*;\s*|:\s+(?=(?-i:[A-Z]))|\s+-+\s+"
+    r"\s*;\s*|:\s+(?=(?-i:[A-Z])|(?:my|our|we|he|she|they)\s)|\s+-+\s+"
     r"|,?\s+(?:and|but|so|because|although|though|while|whereas|plus)\s+" + _SUBJECT_AHEAD
     + r"|,\s*(?:but|so|because|although|though|plus)\s+"
     r"|,\s+and\s+(?=(?:his|her|their)\s+\w+\s+(?:is|are|was)\b)"
@@ -28,6 +28,7 @@ _FIELD_LABEL = re.compile(r"^\s*(?:my\s+)?(?:current\s+|new\s+|all[- ]time\s+)?"
                           + r"\s+[\w-]+(?:\s+[\w-]+)?\s*$", re.I)
 
 
+_SETTING_RIGHT = re.compile(r"\b(?:correction|correct|fix|erratum|oops|sorry|typo|mistake|wrong)\b", re.I)
 _NAME_AND_I = re.compile(r"^\s*(?-i:[A-Z][a-z'-]+)\s+and\s+I\b", re.I)
 
 
@@ -35,8 +36,9 @@ def clauses(sentence: str) -> list[tuple[str, str]]:
     """(text before the clause, clause) pairs, so a leading "Actually," still counts as a cue."""
     pieces, start = [], 0
     for brk in _CLAUSE_BREAK.finditer(sentence):
-        if brk.group(0).startswith(":") and _FIELD_LABEL.match(sentence[start:brk.start()]):
-            continue  # "Favourite show: The Office": a label and its value, one clause
+        if brk.group(0).startswith(":") and (_FIELD_LABEL.match(sentence[start:brk.start()])
+                                             or _SETTING_RIGHT.search(sentence[start:brk.start()])):
+            continue  # "Favourite show: The Office": a label and its value, one clause; so is a correction
         if _NAME_AND_I.match(sentence[start:brk.end() + 2]):
             continue  # "Ana and I divorced": one subject, one clause
         pieces.append((sentence[:start], sentence[start:brk.start()]))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from engram_core.adapters.offline.checks import capitalised, first_word_not_in, is_occupation, workplace
-from engram_core.adapters.offline.lexicon import NOT_NAMES, PASTIMES, topic_of
+from engram_core.adapters.offline.lexicon import NOT_IN_JEST, NOT_NAMES, PASTIMES, topic_of
 from engram_core.adapters.offline.patterns import ADV, DIETS, FACT, IM, ONE, REL, ROLE, PredicateSpec, Rule, name
 
 
@@ -161,6 +161,9 @@ _NAMES = (
     Rule("{rel}", _rx(r"(?:^|\b(?:the|my|our)\s+)" + REL + r"s\s+name\s+is\s+" + name() + _NAME_END),
          first_person=False, check=first_word_not_in(NOT_NAMES), template="{p} {rel} is named {o}."),
     # "friends started calling me jojo", "my last name is Adeyemi".
+    # "My mates call me Mags": what others call one only suggests a name (it fills an empty slot).
+    Rule("name", _rx(NOT_IN_JEST + r"\b(?:call|calls)\s+me\s+" + name(any_case=True)),
+         check=first_word_not_in(NOT_NAMES), negatable=False, tentative=True),
     Rule("name", _rx(r"\b(?:started|start|began)\s+calling\s+me\s+" + name(any_case=True) + _NAME_END),
          revision=True, first_person=False, check=first_word_not_in(NOT_NAMES), negatable=False),
     # "Please use David when you talk to me", "I chose an English name, David": the name asked for or taken.

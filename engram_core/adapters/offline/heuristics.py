@@ -24,7 +24,7 @@ from engram_core.adapters.offline.negation import CHANGE_NEGATIONS, PLAIN_NEGATI
 from engram_core.adapters.offline.clauses import clauses
 from engram_core.adapters.offline.attributes import attribute_fact, bare_correction, left_for_later, renamed_value
 from engram_core.adapters.offline.switches import correction_of, switch
-from engram_core.adapters.offline.objects import clean_object, list_items, usable_object
+from engram_core.adapters.offline.objects import clean_object, list_items, names_no_value, usable_object
 from engram_core.adapters.offline.renames import rename_facts
 from engram_core.adapters.offline.scope import (
     NOBODY_NAMED, Person, Placed, Scope, called_me, opens_with_third_party, place, skip_reason, with_subject,
@@ -170,8 +170,9 @@ def _draft(rule: hp.Rule, m: re.Match[str], obj: str, ctx: _Context, negation: N
 
 
 def _raw_objects(rule: hp.Rule, m: re.Match[str]) -> list[str]:
-    raw = m.group("obj")
-    who = m.groupdict().get("who")
+    raw, who = m.group("obj"), m.groupdict().get("who")
+    if names_no_value(raw, rule.predicate):
+        return []
     if who and rule.predicate == "{rel}":
         raw = f"{who} {raw}"  # "my sister Ana lives in Porto": the name belongs to the object
     if rule.listy and not raw.lower().startswith("how to "):

@@ -42,8 +42,10 @@ NOT_NAMES = words("by not so just also really here back fine good great ok okay 
                   "done in on at from the a an very going still currently now always never new home "
                   "it its my this that he she they we our his her their later tomorrow tonight when anytime "
                   "soon asap before after again whenever if back tired vegetarian vegan pescatarian veggie keto "
-                  "paleo every each all sometimes often daily weekly nightly crazy twice once constantly"
-                  ) | NATIONALITIES
+                  "paleo every each all sometimes often daily weekly nightly crazy twice once constantly "
+                  # what opens a new thought after a comma ("my son, Sadly he moved")
+                  "honestly sadly luckily unfortunately fortunately basically literally actually obviously apparently "
+                  "hopefully seriously anyway btw well and but who which i") | NATIONALITIES
 # "my friends jokingly call me Professor cuz i wear glasses": a nickname given in jest, no name; so is one some
 # people use ("my aunties still call me Rafinha", "they all call me Sunny, only there") or get wrong ("my manager
 # keeps calling me Shaun, I've given up correcting him").

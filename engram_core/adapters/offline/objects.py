@@ -14,7 +14,7 @@ _QUANTITY = re.compile(r"^(?:a\s+lot\s+of|lots\s+of|loads\s+of|plenty\s+of|tons\
 _CUT_SINGLE = re.compile(r"\s*,.*$|\s+(?:and|&)\s+.*$", re.I)
 _CUT_BY_PREDICATE = {
     "job_title": re.compile(r"\s+(?:at|for|in|with|from|based|since)\s+.*$", re.I),
-    "works_at": re.compile(r"\s+(?:as|in|since)\s+.*$", re.I),
+    "works_at": re.compile(r"\s+(?:as|in|since)\s+.*$|\s+on\s+(?:the|a|an|my|our)\s+.*$", re.I),
     # "Lisbon for her master's", "Oslo for work", "Bath to be near my sister": the reason is not the place.
     # "Bangalore only", "Hyderabad itself": emphasis in Indian English, not part of the name.
     "lives_in": re.compile(r"\s+(?:for\s+(?!now\b)|with\s+|only\b|itself\b|is\b|was\b|"
@@ -62,7 +62,10 @@ _JUNK_FIRST = frozenset("it it's its it'd it'll that's that this you what when w
                         "and or but as is for love like enjoy neither none "
                         "eat drink go do "
                         "play have get feel feeling felt am was were "
-                        "make take see watch listen better worse well nicely fine quickly slowly okay ok".split())
+                        "make take see watch listen better worse well nicely fine quickly slowly okay ok "
+                        "no basically literally actually honestly watched went saw had made did tried".split())
+# A saying, not a thing: "the hotter the better".
+_SAYING = re.compile(r"the\s+\w+(?:er|re)\s+the\s+(?:better|worse|\w+er)", re.I)
 
 
 def _trim_tails(text: str, keep_time: bool) -> str:
@@ -91,6 +94,8 @@ def clean_object(raw: str, predicate: str, *, single: bool, keep_time: bool = Fa
         text = _CUT_SINGLE.sub("", text)
     cut = _PLACED_EMPLOYER if predicate == "works_at" and _GENERIC.match(text) else _CUT_BY_PREDICATE.get(predicate)
     text = cut.sub("", text) if cut else text
+    if predicate == "works_at" and _NO_EMPLOYER.search(text.strip(" .,!")):
+        return ""
     return _trim_tails(" ".join(text.split()), keep_time)
 
 
@@ -122,9 +127,31 @@ def list_items(raw: str) -> list[str]:
         return []
     # "aerial yoga, it's a great way to ...": an item opening a clause ends the list.
     # A list opening with one ("that idea, let's do it") is no list at all.
-    ends = [n for n, item in enumerate(items) if item.split()[0].lower() in _JUNK_FIRST
+    ends = [n for n, item in enumerate(items) if _first_word(item) in _JUNK_FIRST
             or (n and _REMARK.match(item) is not None)]
     return items[:ends[0]] if ends else items
+
+
+# Where or when, not what: "stopped at the café", "eat only between 12 and 8", "stopped eating at Green Fork".
+_THINGS_TAKEN = ("likes", "dislikes", "eats", "avoids_food", "prefers", "hobby")
+_PLACED = frozenset("at by in on into from between until till since during around".split())
+
+
+# Not an employer: "the same firm", "moved over to the ML team", "first week with real patients".
+_NO_EMPLOYER = re.compile(r"^(?:(?:the|my|our)\s+)?(?:same|other)\b|\b(?:team|department|dept|division|unit|"
+                          r"squad|group|floor|ward|shift|patients|clients|customers|kids|students|pupils|colleagues|"
+                          r"co-?workers|people|staff|residents)\s*$", re.I)
+
+
+def names_no_value(raw: str, predicate: str) -> bool:
+    """A liked, eaten or given-up thing that opens with a place or a time names no thing."""
+    return predicate in _THINGS_TAKEN + ("working_on",) and bool(raw.split()) and _first_word(raw) in _PLACED
+
+
+def _first_word(item: str) -> str:
+    """The item's first word past a limiting adverb ("only between 12 and 8": "between")."""
+    words = item.lower().split()
+    return words[1] if len(words) > 1 and words[0] in ("only", "just", "mostly", "mainly", "usually") else words[0]
 
 
 # After the first item, how often or how much is a remark on the list, not an item of it: "bouldering now,
@@ -140,7 +167,7 @@ def usable_object(obj: str) -> bool:
     if not 0 < len(words) <= 12 or obj.lower() in _JUNK_OBJECTS or words[0] in _JUNK_FIRST:
         return False
     return not _a_clause(obj) and _POINTED_AT.match(obj) is None and _HEDGE.match(obj) is None \
-        and _WHEN_ONLY.fullmatch(obj) is None
+        and _WHEN_ONLY.fullmatch(obj) is None and _SAYING.fullmatch(obj) is None
 
 
 # When, not what: "I stopped playing long time ago" names nothing that stopped.

@@ -160,8 +160,8 @@ def _rx(pattern: str) -> re.Pattern[str]:
 _IDENTITY = (
     Rule("name", _rx(r"\bmy\s+name(?:'s|\s+is)\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES),
          negatable=False),
-    Rule("name", _rx(NOT_IN_JEST + r"\b(?:call|calls)\s+me\s+" + name(any_case=True)),
-         check=first_word_not_in(NOT_NAMES), negatable=False),
+    Rule("name", _rx(NOT_IN_JEST + r"(?:^\W*|\b(?:please|pls|plz|just|can|could|should|to|and|so|i)\s+)call\s+me\s+"
+                     + name(any_case=True)), check=first_word_not_in(NOT_NAMES), negatable=False),
     Rule("name", _rx(r"\bI\s+go\s+by\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES),
          negatable=False),
     Rule("name", _rx(r"\bI(?:'m|\s+am)\s+called\s+" + name(any_case=True)), check=first_word_not_in(NOT_NAMES),
@@ -221,7 +221,7 @@ _HOME_AND_WORK = (
                           + r"(?:work(?:ing)?(?:\s+(?:now\s+)?(?:at|for|in)\s+[^,]*?)?|employed|"
                           r"hired|started|joined\s+[^,]*?)\s+as\s+(?:an?\s+|the\s+)?" + ROLE)),
     # "My job is stressful now" names no job: only an occupation will do.
-    Rule("job_title", _rx(r"\bmy\s+(?:job(?:\s+title)?|role|position|profession|occupation)\s+is\s+(?:an?\s+)?"
+    Rule("job_title", _rx(r"\bmy\s+(?:job(?:\s+title)?|title|role|position|profession|occupation)\s+is\s+(?:an?\s+)?"
                           + ROLE), check=is_occupation),
     Rule("job_title", _rx(I_VE + r"(?:became|(?:got\s+|was\s+|been\s+)?promoted\s+to|retrained as|requalified as|"
                           r"qualified as)\s+(?:an?\s+|the\s+)?" + ROLE), revision=True, check=a_role),
@@ -295,8 +295,7 @@ _HEALTH_AND_FOOD = (
 _PREFERENCES = (
     Rule("prefers_{topic}", _rx(r"\bmy\s+(?:absolute\s+|all[- ]time\s+|current\s+|new\s+|usual\s+)?" + FAVOURED
                                 + r"\s+(?P<topic>[\w -]+?)(?:\s+" + HEDGE + r")?\s+(?:is|are|has to be|would be)\s+"
-                                r"(?:now\s+)?" + OBJ),
-         template=FAVOURITE),
+                                r"(?:now\s+)?" + OBJ), template=FAVOURITE),
     # "Favourite band these days is Radiohead.": the "my" left out at the start of a message.
     Rule("prefers_{topic}", _rx(r"^(?:my\s+)?(?:current\s+|new\s+|all[- ]time\s+)?" + FAVOURED
                                 + r"\s+(?P<topic>[\w-]+(?:\s+[\w-]+)?)(?:\s+" + HEDGE
@@ -371,6 +370,7 @@ _TIME_HOBBIES_SKILLS = (
          keep_time=True, check=dated, template="{p} {o}."),
 )
 
+_NAMED_AFTER = r"(?:\s+(?:named|called)|,(?:\s+(?:his\s+|her\s+|its\s+)?name\s+is)?)\s+"  # "a son, Mateo"
 _FAMILY_AND_PETS = (
     # "Our dog Max passed away": the one named is no longer the user's.
     Rule("{rel}", _rx(r"\b(?:my|our)\s+(?:(?:old|dear|sweet|beloved|poor)\s+)?" + ADJ + REL + r",?\s+" + name()
@@ -381,13 +381,13 @@ _FAMILY_AND_PETS = (
          template="{p} {rel} is named {o}."),
     Rule("{rel}", _rx(r"\b(?:my|our)\s+" + ADJ + REL
                       + r"(?:(?:'s)?\s+name\s+is|(?:'s|\s+is)\s+(?:called|named)|,)?\s+" + name() + r"\b"),
-         template="{p} {rel} is named {o}."),
-    Rule("{rel}", _rx(HAVE + r"(?:an?|one)\s+" + ADJ + REL + r"\s+(?:named|called)\s+" + name()),
-         template="{p} {rel} is named {o}."),
+         template="{p} {rel} is named {o}.", check=first_word_not_in(NOT_NAMES)),
+    Rule("{rel}", _rx(HAVE + r"(?:an?|one)\s+" + ADJ + REL + _NAMED_AFTER + name()),
+         template="{p} {rel} is named {o}.", check=first_word_not_in(NOT_NAMES)),
     Rule("{rel}", _rx(WE + r"(?:got|adopted|rescued|bought|brought\s+home|welcomed)\s+(?:an?|one)\s+" + ADJ + REL
                       + r"\s+(?:named|called)\s+" + name()), template="{p} {rel} is named {o}."),
-    Rule("{rel}", _rx(HAVE + r"(?P<obj>(?:an?|one)\s+" + ADJ + REL + r")\b(?!\s+(?:named|called))"),
-         template="{d} has {o}."),
+    Rule("{rel}", _rx(HAVE + r"(?P<obj>(?:an?|one)\s+" + ADJ + REL + r")\b(?!\s+(?:named|called)\b|" + _NAMED_AFTER
+                      + r"(?-i:[A-Z]))"), template="{d} has {o}."),
     Rule("{rel}_count", _rx(r"(?:" + HAVE + r"|\bwith\s+)(?P<obj>" + NUMBER + r"\s+" + ADJ
                             + r"(?P<rel>kids|children|sons|daughters|"
                             r"brothers|sisters|siblings|grandchildren|grandkids|dogs|cats|pets))\b"),

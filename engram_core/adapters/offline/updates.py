@@ -187,8 +187,10 @@ _GOING_BY = Rule("name", _rx(IM + r"(?:now\s+)?going\s+by\s+" + name() + r"(?=\s
                              r"days|officially|on\s+everything|everywhere|at\s+work)\b))"),
                  check=first_word_not_in(NOT_NAMES), negatable=False, revision=True)
 
+# "got an offer from Target but I'm staying": an offer got is no job, unless it was taken ("& took it").
+_GOT = r"got(?![^,.;!?]*\boffer(?![^.;!?]*\b(?:took|accepted|accept|signed|said\s+yes)\b))"
 _WORK = (
-    Rule("works_at", _rx(r"\b(?:got|accepted|accept|took|take)\s+(?:an?\s+|the\s+|their\s+)?(?:job\s+)?offer\s+"
+    Rule("works_at", _rx(r"\b(?:accepted|accept|took|take)\s+(?:an?\s+|the\s+|their\s+)?(?:job\s+)?offer\s+"
                          r"from\s+" + _ORG), revision=True, first_person=False),
     Rule("works_at", _rx(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next\s+week)\s+"
                          r"I\s+start\s+(?:at|with)\s+" + _ORG), revision=True),
@@ -216,8 +218,8 @@ _WORK = (
          revision=True, tentative=True, check=lambda o: _organisation(o) and not _venue(o)),
     Rule("works_at", _rx(I_ + r"(?:started|began)\s+(?:(?:a\s+new\s+job|work(?:ing)?)\s+)?(?:at|with)\s+" + OBJ),
          revision=True, check=capitalised),
-    Rule("works_at", _rx(r"\bI(?:'ve|\s+have)?\s+" + ADV + r"(?:taken|took|accepted|got|landed)\s+(?:a|an|the)\s+"
-                         r"(?:[\w-]+\s+){0,3}?(?:job|position|role|offer|post)\s+(?:at|with|from|in)\s+(?:the\s+)?"
+    Rule("works_at", _rx(r"\bI(?:'ve|\s+have)?\s+" + ADV + r"(?:taken|took|accepted|" + _GOT + r"|landed)\s+"
+                         r"(?:a|an|the)\s+(?:[\w-]+\s+){0,3}?(?:job|position|role|offer|post)\s+(?:at|with|from|in)\s+(?:the\s+)?"
                          + OBJ), revision=True, check=capitalised),
     Rule("works_at", _rx(I_ + r"(?:got\s+|was\s+|been\s+)?(?:hired|poached|headhunted|recruited|snapped\s+up)\s+"
                          r"(?:at|by)\s+" + OBJ), revision=True),

@@ -1,0 +1,60 @@
+"""A question about the asker's own home or work leaves out an older memory that only mentioned the old value in
+passing ("coffee on the balcony here in Valencia", "another all-hands at Deloitte") once a newer one states the
+slot; a trade said in a figure of speech ("I'm such a chef tonight") or a relative's relative ("Callum's wife
+Jess got promoted") states nothing of the slot asked."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import recalled
+
+from engram_core.core.asked import states
+from engram_core.core.broad_slots import slots_named_broadly
+
+pytestmark = pytest.mark.both_stores
+
+
+@pytest.mark.parametrize(("query", "old", "new", "gone", "kept"), [
+    ("Which city am I living in?", "Morning! Coffee on the balcony here in Valencia, best part of the day.",
+     "Ok update: signed the lease, we're in Lyon now.", "Valencia", "Lyon"),
+    ("Who do I work for?", "Another all-hands at Deloitte today, three hours I'll never get back.",
+     "I work at Shopify now, onboarding is intense but fun.", "Deloitte", "Shopify"),
+    ("where do i work", "ugh amazon warehouse shift was 10hrs today my feet r dead",
+     "i work at fedex now, driving instead of picking. way better", "amazon", "fedex"),
+])
+def test_with_minilm_an_older_passing_mention_leaves_once_the_slot_is_stated(clock, minilm, query, old, new, gone,
+                                                                            kept):
+    block = recalled(clock, minilm, query, old, new)
+    assert kept in block and gone not in block, block
+
+
+@pytest.mark.parametrize(("query", "old", "new"), [
+    ("Where do I live?", "I live in Valencia, right by the old town.",
+     "Coffee on the balcony here in Valencia again, the best part of the day."),  # names the same value
+    ("Who do I work for?", "I work at Deloitte in the audit team.", "Another all-hands at Deloitte today, so long."),
+])
+def test_with_minilm_a_passing_mention_never_retires_a_statement(clock, minilm, query, old, new):
+    block = recalled(clock, minilm, query, old, new)
+    assert old in block, block
+
+
+@pytest.mark.parametrize(("text", "slot"), [
+    ("I'm basically a professional referee at this point. The kids fought over glue sticks.", "occupation"),
+    ("I'm such a chef tonight though, made lasagne from scratch to recover.", "occupation"),
+    ("my brother's wife Jess just got promoted to fire captain, so proud of her!", "occupation:brother"),
+])
+def test_a_figure_of_speech_or_a_relatives_relative_states_no_slot(text, slot):
+    assert not states(text, slot)
+
+
+def test_a_relatives_relative_is_whose_slot_it_is():
+    assert slots_named_broadly("My brother's wife Jess is a nurse now") == frozenset({"occupation:wife"})
+    assert slots_named_broadly("my brother is a nurse now") == frozenset({"occupation:brother"})
+    assert states("I'm a nurse now", "occupation")  # said plainly, it still states the trade
+
+
+def test_with_minilm_a_job_asked_keeps_the_plain_statement_beside_chatter(clock, minilm):
+    block = recalled(clock, minilm, "What's my job?", "I'm a primary school teacher in Bristol, Year 3 this year.",
+                     "I'm basically a professional referee at this point. The kids fought over glue sticks.",
+                     "I'm such a chef tonight though, made lasagne from scratch to recover.")
+    assert "teacher" in block, block
