@@ -21,6 +21,13 @@ pytestmark = pytest.mark.both_stores
      "I work at Shopify now, onboarding is intense but fun.", "Deloitte", "Shopify"),
     ("where do i work", "ugh amazon warehouse shift was 10hrs today my feet r dead",
      "i work at fedex now, driving instead of picking. way better", "amazon", "fedex"),
+    ("what do i want to be called", "hi its bobby again, remember me? need help w my resume",
+     "btw pls call me robert from now on, new job new me lol", "bobby", "robert"),
+    ("what do i do for work", "being a receptionist at a dental office = answering the same 5 questions all day",
+     "im a dental hygienist now!! finaly done w school n got licensed", "receptionist", "hygienist"),
+    ("Where am I based now?", "So the farmers market here in Hobart is amazing in autumn, the apples are unreal.",
+     "The move finally happened - we drove the van up the coast for two days and now we're settled in Brisbane.",
+     "Hobart", "Brisbane"),  # a stay in another clause leaves the statement whole
 ])
 def test_with_minilm_an_older_passing_mention_leaves_once_the_slot_is_stated(clock, minilm, query, old, new, gone,
                                                                             kept):
@@ -58,3 +65,16 @@ def test_with_minilm_a_job_asked_keeps_the_plain_statement_beside_chatter(clock,
                      "I'm basically a professional referee at this point. The kids fought over glue sticks.",
                      "I'm such a chef tonight though, made lasagne from scratch to recover.")
     assert "teacher" in block, block
+
+
+@pytest.mark.parametrize(("text", "slot"), [
+    ("The company make me developer now, I write code for the same bank app, I am very happy.", "occupation"),
+    ("ok so i quit lol. im with a tiny agency called pixelfox now, 12 ppl, no travel!!", "employer"),
+    ("We drove the van up the coast for two days and now we're settled in Brisbane.", "home"),
+])
+def test_a_slot_stated_in_plain_chat(text, slot):
+    assert states(text, slot)
+
+
+def test_a_stay_in_the_same_clause_states_no_home():
+    assert not states("i'm in Rotterdam for two weeks", "home")

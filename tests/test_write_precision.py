@@ -71,6 +71,7 @@ def test_a_faith_is_no_nationality():
     ("tips for first week w real patients", "works_at"),
     ("got an offer from target but im stayin at walmart", "target"),  # an offer got is no job
     ("My son, Sadly he moved to Perth last year.", "Sadly"),  # a new thought, no name
+    ("I'm going by train now, the car is in the garage.", "name"),  # a means, no name
 ])
 def test_no_belief_from_a_place_a_time_a_saying_or_an_offer(text, wrong):
     said = [(d.predicate, d.object) for d in extract_facts(text)]
@@ -84,6 +85,8 @@ def test_no_belief_from_a_place_a_time_a_saying_or_an_offer(text, wrong):
     ("I moved over to the ML team and my title is machine learning engineer now.",
      ("job_title", "machine learning engineer")),
     ("got an offer from KPMG advisory & took it, start 1st of the month!!", ("works_at", "KPMG advisory")),
+    ("Bigger news: I came out to my family and I'm using the name Mila now.", ("name", "Mila")),
+    ("ok so im going by rae now (my middle name), the old one feels so middle school", ("name", "rae")),
     ("Lots of news: my parents finally moved to Spain, they bought a little place near Málaga.",
      ("lives_in", "Málaga")),
 ])

@@ -63,7 +63,7 @@ _PAST = re.compile(r"\b(?:used\s+to|back\s+(?:when|then|in)|ago|previous(?:ly)?|
 
 
 # A clause of its own: "this might sound dramatic, but ... I have a new favourite food: pad thai".
-_CLAUSES = re.compile(r",\s*(?:but|and)\b|\s+(?:and|but)\s+(?=(?:the|my|his|her|their|we|I|he|she|they|it)\s)|"
+_CLAUSES = re.compile(r",\s*(?:but|and)\b|\s+(?:and|but)\s+(?=(?:the|my|his|her|their|we|I|he|she|they|it|now)\s)|"
                       r",\s*(?=(?:could|can|would|will)\s+you\b)|\s[-–—]\s")
 # Offered or interviewed for, not taken: "a startup ended up offering me a role, but I turned it down".
 _OFFERED = re.compile(r"\b(?:offer(?:ed|ing|s)?|interview\w*)\b", re.I)
@@ -81,7 +81,7 @@ _NOT_THEIRS = re.compile(r"^\W*(?:you|your|" + THING_SUBJECTS + ")", re.I)
 _NOT_MINE = re.compile(r"^\W*(?:the|a|an|this|that|these|those|there|its?)\b", re.I)
 _SOMEONE = re.compile(r"\b(?:who|whose)\s+(?:works|lives|goes|studies|is|was|has)\b|\b(?:he|she|he's|she's)\b", re.I)
 # A slot the speaker is given by someone: "they made me store manager", "everyone calls me Tony".
-_DONE_TO_ME = re.compile(r"\b(?:made|promoted|named|calls?|called|address)\s+me\b", re.I)
+_DONE_TO_ME = re.compile(r"\b(?:made|makes?|promoted|named|calls?|called|address)\s+me\b", re.I)
 # A stay, not a home: "i'm in Rotterdam for two weeks", "in Da Nang for holiday, I will go back next week".
 _STAY = re.compile(r"\b(?:for\s+(?:a\s+|the\s+)?(?:few\s+|couple\s+(?:of\s+)?)?(?:\w+\s+)?"
                    r"(?:days?|nights?|weeks?|weekend|months?)|holidays?|vacation|trip|visit\w*|conference|go(?:ing)?\s+back|until|till|"
@@ -115,6 +115,7 @@ _PLACED = re.compile(r"\b(?:in|to|at|for|with|from|into)\s+(?:the\s+)?[a-z]{3,}"
 _DIET_VALUE = re.compile(r"\b(?:" + DIET_VALUE + r"|omnivore|halal|kosher|gluten[\s-]free|dairy[\s-]free|meat|fish|"
                          r"whole30|fodmap|low[\s-]carb|mediterranean|atkins|intermittent\s+fasting)\b", re.I)
 _VALUED_BY_WORD = ("occupation", "favourite", "name")  # their slot words come with the value: "made me", "call me"
+_CALLED = re.compile(r"\b(?:called|named)\s+\w", re.I)  # "a tiny agency called pixelfox"
 _RETIRED = re.compile(r"\bretire[ds]?\b", re.I)  # no employer is a value too: "Dad finally retired"
 _NAMED_BY_VALUE = ("sport", "instrument")  # read from the value itself ("she plays the cello"), an "also" kept apart
 # A car said by its make or model, in chat that capitalises nothing too: "he drives a tesla now".
@@ -187,11 +188,10 @@ def _bare(asked: str, slots: Collection[str]) -> bool:
 def states(text: str, slot: str) -> bool:
     """Whether a text says the slot's value as so now: a clause that names the slot and a value, and is no
     question, no mere thought, no one else's words, not the past, not in jest and not denied."""
-    if (slot == "name" and _CALLED_BY_OTHERS.search(text) and not _REQUEST.search(text)) \
-            or (slot == "home" and _STAY.search(text)):
+    if slot == "name" and _CALLED_BY_OTHERS.search(text) and not _REQUEST.search(text):
         return False
     return any(_of_the_slot(slot, named_broadly_in(clause), clause) and _says_a_value(clause, slot, text)
-               for clause in _clauses(text) if _earnest(clause, slot))
+               for clause in _clauses(text) if _earnest(clause, slot) and not (slot == "home" and _STAY.search(clause)))
 
 
 def _of_the_slot(slot: str, named: Collection[str], clause: str) -> bool:
@@ -229,6 +229,7 @@ def _says_a_value(clause: str, slot: str, text: str) -> bool:
     return slot.startswith(_VALUED_BY_WORD + _NAMED_BY_VALUE) or _CAPITAL.search(clause) is not None \
         or (slot.startswith("car") and _CAR_VALUE.search(clause) is not None) \
         or (slot.startswith(("employer", "occupation")) and _RETIRED.search(clause) is not None) \
+        or (slot.startswith("employer") and _CALLED.search(clause) is not None) \
         or (text == text.lower() and _PLACED.search(clause) is not None) \
         or (slot.startswith("diet") and _DIET_VALUE.search(clause) is not None)
 
@@ -246,8 +247,11 @@ _HINTS: dict[str, re.Pattern[str]] = {
     "home": re.compile(r"\bhere\s+in\s+(?-i:[A-Z])"),
     "employer": re.compile(r"\b(?:all-hands|stand-?ups?|shifts?|(?:my|our)\s+(?:boss|manager|team\s+lead)|warehouse|"
                            r"client\s+site|payroll|HR)\b", re.I),
-    "occupation": re.compile(r"\b(?:teaching|grading|(?:my|our)\s+(?:students|pupils|patients|clients)|shifts?)\b",
-                             re.I),
+    "occupation": re.compile(r"\b(?:teaching|grading|(?:my|our)\s+(?:students|pupils|patients|clients)|shifts?|"
+                             r"being\s+an?\s+[\w-]+)\b", re.I),
+    # "hi its bobby again", "Hey, Dominic here.": a name said in greeting.
+    "name": re.compile(r"\b(?:it's|its|this\s+is)\s+[\w'-]+\s+(?:again|here)\b|"
+                       r"^\W*(?:(?:hi|hey|hello)\W+)?[\w'-]+\s+here\b", re.I),
 }
 
 

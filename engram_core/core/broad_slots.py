@@ -31,12 +31,13 @@ _NAMED_BROADLY: dict[str, re.Pattern[str]] = {
                        r"(?:my|our|his|her|their)\s+(?:new\s+|own\s+)?(?:flat|apartment|house|condo|unit|studio|place)\s+(?:in|at|near)"
                        r"(?=\s+(?-i:[A-Z])))\b", re.I),
     # A job told by its circumstances: "Nestlé onboarding", "first week at Acme", "my new colleagues at Bosch".
-    "employer": re.compile(r"\b(?:(?:I'm|I\s+am|im)\s+(?:now\s+)?with\s+(?-i:[A-Z])|onboarding|"
+    "employer": re.compile(r"\b(?:(?:I'm|I\s+am|im)\s+(?:now\s+)?with\s+(?:(?-i:[A-Z])|(?:an?\s+)(?:[\w-]+\s+){0,2}?"
+                           r"(?:agency|company|firm|startup|start-up|studio|consultancy)\b)|onboarding|"
                            r"first\s+(?:day|week|month)\s+(?:at|with)|new\s+(?:boss|colleagues|co-?workers|"
                            r"workmates|manager|office)|signed\s+with|offer\s+letter|badge|retired\b|retirement)", re.I),
     # What one works as, said without "work as": a title, a post, "I'm now a head chef", "made me manager".
     "occupation": re.compile(
-        r"\b(?:(?:job\s+)?title|position|role|promot\w+|made\s+me|head\s+of|(?:I'm|I\s+am|im)\s+(?:now\s+|officially\s+)?"
+        r"\b(?:(?:job\s+)?title|position|role|promot\w+|(?:made|makes?)\s+me|head\s+of|(?:I'm|I\s+am|im)\s+(?:now\s+|officially\s+)?"
         r"(?:(?:an?|the)\s+(?:[\w-]+\s+){0,2}?[\w-]*(?:er|or|ist|ian|ant|ent|eer)|(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?"
         + _TRADES + r")|\bas\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?" + _TRADES + r"|"
         r"(?:'s|\bis)\s+(?:now\s+|finally\s+)?(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?" + _TRADES + r"|"

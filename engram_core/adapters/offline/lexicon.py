@@ -54,6 +54,8 @@ NOT_IN_JEST = (r"(?<!jokingly\s)(?<!teasingly\s)(?<!sometimes\s)(?<!ironically\s
                r"(?![^.!?,;]*\b(?:cuz|coz|cos|because|bc|as\s+a\s+joke|behind\s+my\s+back)\b)"
                r"(?![^.!?;]*\b(?:correcting|by\s+mistake|wrongly)\b)"
                r"(?![^.!?;]*\bonly\s+(?:there|family|at|my|the|in|when)\b)")
+# How one goes, never a name: "I'm going by train now".
+MEANS = words("bus train car bike foot plane boat tube metro subway uber taxi cab feel instinct gut ear")
 OCCUPATIONS = words(
     "nurse doctor teacher engineer developer designer lawyer chef cook pilot scientist biologist architect "
     "accountant student professor researcher programmer manager analyst consultant writer journalist "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from engram_core.adapters.offline.checks import capitalised, first_word_not_in, workplace
-from engram_core.adapters.offline.lexicon import NOT_NAMES, PASTIMES
+from engram_core.adapters.offline.lexicon import MEANS, NOT_NAMES, PASTIMES
 from engram_core.adapters.offline.patterns import (
     ADV, DIETS, FACT, I_, I_VE, IM, IM_OR_BEEN, MANY, OBJ, ONE, WE, PredicateSpec, Rule, name,
 )
@@ -183,9 +183,11 @@ _HOME = (
 _AT_ORG_NOW = _rx(IM + r"(?:now\s+)?at\s+" + _ORG + r"(?=\s+(?:now|these days)\b)")
 
 # "after the wedding I'm going by Jennifer Okafor": a name taken on (capitalised: "going by train" is no name).
-_GOING_BY = Rule("name", _rx(IM + r"(?:now\s+)?going\s+by\s+" + name() + r"(?=\s*(?:$|[,.;!]|(?:now|from\s+now|these\s+"
-                             r"days|officially|on\s+everything|everywhere|at\s+work)\b))"),
-                 check=first_word_not_in(NOT_NAMES), negatable=False, revision=True)
+# "I'm using the name Mila now", "im going by rae now" in all-lower-case chat (not "I'm going by train now").
+_GOING_BY = Rule("name", _rx(IM + r"(?:now\s+)?(?:going\s+by|using\s+the\s+name)\s+" + name(any_case=True)
+                             + r"(?=\s*(?:$|[,.;!(]|(?:now|from\s+now|these\s+days|officially|on\s+everything|"
+                             r"everywhere|at\s+work)\b))"), negatable=False, revision=True,
+                 check=lambda o: o[:1].isupper() and first_word_not_in(NOT_NAMES | MEANS)(o))
 
 # "got an offer from Target but I'm staying": an offer got is no job, unless it was taken ("& took it").
 _GOT = r"got(?![^,.;!?]*\boffer(?![^.;!?]*\b(?:took|accepted|accept|signed|said\s+yes)\b))"
@@ -233,8 +235,7 @@ _WORK = (
                          r"practice|shop|store)\s+(?:called|named)\s+" + _ORG), revision=True),
     Rule("works_at", _rx(r"\b(?:my\s+)?(?:first|1st)\s+(?:day|week)\s+(?:at|with)\s+(?P<obj>[^,;!?]+?)(?:\s+(?:done|"
                          r"over|went|was|is|has|had|and|but|so|tomorrow|today|on|starts|begins)\b|\s*[,;!?.]|$)"),
-         revision=True,
-         check=capitalised, first_person=False),
+         revision=True, check=capitalised, first_person=False),
     Rule("works_at", _rx(IM + r"employed\s+(?:by|at|with)\s+" + OBJ)),
     Rule("works_at", _rx(I_VE + r"(?:have\s+)?(?:left|quit)\s+" + _NOT_A_TRIP + _ORG), negated=True, revision=True,
          tentative=True),
