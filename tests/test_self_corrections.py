@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import START, make_engine, say
+from conftest import START, make_engine, recalled, say
 
 from engram_core.core.model import Belief, Cardinality, Memory, MemoryKind, MemoryStatus
 from engram_core.core.selfcorrection import (
@@ -162,3 +162,21 @@ def test_with_minilm_an_allergy_is_not_set_right_by_a_guess(clock, minilm):
     say(engine, clock, "I'm allergic to peanuts.", "acutally i got that wrong, its tree nuts im allergic to")
     assert ("allergy", "peanuts") in {(b.predicate, b.object) for b in engine.store.current_beliefs()}
     engine.close()
+
+
+@pytest.mark.parametrize(("messages", "query", "old", "new"), [
+    # a correction that shares no word with what it sets right, two messages later
+    (("I'm 34, by the way, if that matters for the running plan.", "Want to do a half marathon in spring.",
+      "Wait, I'm 35 actually, birthday was last week and I forgot lol."), "How old am I?", "34", "35"),
+    # a day of the month said alone is a date
+    (("My flight to Oslo is on the 14th, can you make a packing list?",
+      "Oops, I misread the booking, it's the 17th. Same list works though."), "When is my flight to Oslo?", "14th",
+     "17th"),
+])
+def test_with_minilm_a_soft_correction_sets_a_recent_message_right(clock, minilm, messages, query, old, new):
+    block = recalled(clock, minilm, query, *messages)
+    assert new in block and old not in block, block
+
+
+def test_a_day_of_the_month_said_alone_is_a_date():
+    assert swapped_values("My flight to Oslo is on the 14th.", "Oops, it's the 17th.") == frozenset({"the 14th"})

@@ -30,7 +30,8 @@ _ORDINAL = (r"(?:(?:twenty|thirty)[\s-])?(?:first|second|third|fourth|fifth|sixt
 _SHAPES: tuple[tuple[Shape, re.Pattern[str]], ...] = (
     (Shape.DATE, re.compile(
         rf"\b(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MONTH}\b(?:,?\s+\d{{4}}\b)?|\b{_MONTH}\s+(?:the\s+)?{_DAY}\b(?:,?\s+\d{{4}}\b)?"
-        rf"|\b{_MONTH}\s+\d{{4}}\b|\bon\s+the\s+{_ORDINAL}(?=\s*(?:$|[,.;!?]|of\b))", re.I)),
+        rf"|\b{_MONTH}\s+\d{{4}}\b|\bon\s+the\s+{_ORDINAL}(?=\s*(?:$|[,.;!?]|of\b))"
+        r"|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b", re.I)),  # "it's the 17th"
     (Shape.WEEKDAY, re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.I)),
     (Shape.TIME, re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I)),
     # A number may end its sentence ("code is 3321."), but not be the front of a decimal ("3.5").

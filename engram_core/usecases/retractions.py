@@ -327,6 +327,18 @@ def _subjects(said: str, speaker: str) -> frozenset[str]:
     return frozenset(_SUBJECT_OF.get(who, who) for who in named)
 
 
+RECENT_LOOKED_AT = 4  # a correction sharing no word with what it sets right ("I'm 34", then "Wait, I'm 35 actually")
+
+
+def _recent_messages(rt: Runtime, last: Message | None, count: int) -> list[Message]:
+    """The speaker's ``count`` latest messages before this one, newest first, from the previous one (``last``)."""
+    found: list[Message] = []
+    while last is not None and len(found) < count:
+        found.append(last)
+        last = rt.store.previous_message(last.role, last.speaker, last.occurred_at)
+    return found
+
+
 def self_corrected(rt: Runtime, text: str, vector: np.ndarray, message: Message
                    ) -> tuple[Memory, tuple[Belief, ...]] | None:
     """The older episode a message sets right without naming the old value ("oops I meant three kids"), and
@@ -340,7 +352,8 @@ def self_corrected(rt: Runtime, text: str, vector: np.ndarray, message: Message
     previous = rt.store.previous_message(message.role, message.speaker, message.occurred_at)
     seen = {memory.id for memory, _ in found}
     found += [(memory, float(np.dot(memory.embedding.vector, vector)))  # type: ignore[union-attr]
-              for memory in (rt.store.memories_from_message(previous.id) if previous is not None else ())
+              for earlier in _recent_messages(rt, previous, RECENT_LOOKED_AT)
+              for memory in rt.store.memories_from_message(earlier.id)
               if memory.id not in seen and _recallable_episode(memory, message.occurred_at, vector)]
     older = [(memory, cosine, [b for m in memory.provenance for b in rt.store.beliefs_from_message(m)
                                if b.is_current()])
