@@ -44,6 +44,10 @@ def test_what_says_a_thing_stopped(text, thing, said):
     ("my evenings = tiktok scrolling till 1am lol",
      "ok so big week. landlord finally fixed the heating, i got a haircut, and i deleted tiktok on sunday bc my screen "
      "time was embarrassing. reading before bed now", "am i still on tiktok", "till 1am", "deleted tiktok"),
+    # the kind stopped stops each thing of it
+    ("Coffee is basically my personality - I'm on four double espressos a day and I've just ordered a grinder.",
+     "Health stuff: my heart was doing weird fluttery things so I've cut caffeine completely, switched to rooibos.",
+     "Do I drink coffee?", "double espressos", "cut caffeine"),
 ])
 def test_with_minilm_the_newest_word_on_a_thing_stands(clock, minilm, old, new, query, hidden, shown):
     block = recalled(clock, minilm, query, old, new)

@@ -28,6 +28,8 @@ pytestmark = pytest.mark.both_stores
     ("Where am I based now?", "So the farmers market here in Hobart is amazing in autumn, the apples are unreal.",
      "The move finally happened - we drove the van up the coast for two days and now we're settled in Brisbane.",
      "Hobart", "Brisbane"),  # a stay in another clause leaves the statement whole
+    ("does my mom still work", "my mom works nights at the walmart in tulsa, i worry bout her driving home at 3am",
+     "mom retired!! finaly. shes doing pottery classes now n making us ugly mugs lol", "walmart", "retired"),
 ])
 def test_with_minilm_an_older_passing_mention_leaves_once_the_slot_is_stated(clock, minilm, query, old, new, gone,
                                                                             kept):
@@ -36,6 +38,8 @@ def test_with_minilm_an_older_passing_mention_leaves_once_the_slot_is_stated(clo
 
 
 @pytest.mark.parametrize(("query", "old", "new"), [
+    ("Who do I work for?", "My sister works nights at the Tesco in Leeds, poor thing.",
+     "I'm with Shopify now, onboarding is intense."),  # someone else's work: no mention of mine
     ("Where do I live?", "I live in Valencia, right by the old town.",
      "Coffee on the balcony here in Valencia again, the best part of the day."),  # names the same value
     ("Who do I work for?", "I work at Deloitte in the audit team.", "Another all-hands at Deloitte today, so long."),

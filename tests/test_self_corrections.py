@@ -178,5 +178,19 @@ def test_with_minilm_a_soft_correction_sets_a_recent_message_right(clock, minilm
     assert new in block and old not in block, block
 
 
+@pytest.mark.parametrize(("messages", "query", "old", "new"), [
+    (("my gfs name is jenna, shes allergic to cats so no cat cafe dates lol", "date ideas in chicago?",
+      "sry typo earlier, her names jenny lol she'd kill me"), "whats my gf called", "jenna", "jenny"),  # lower case
+    (("Right, so for the insurance forms I need help with: my car's a 2016 Honda Civic, I've got one speeding ticket "
+      "from two years ago. Also my cousin is getting married in Goa and I have no idea what to wear as a guest.",
+      "Quick fix to what I said yesterday - I checked the logbook and it's a 2018 Civic, not the year I gave you. "
+      "Also, for the wedding, is it okay to wear black?"),
+     "What year is my car?", "2016", "2018"),
+])
+def test_with_minilm_a_correction_in_chat_words_sets_the_value_right(clock, minilm, messages, query, old, new):
+    block = recalled(clock, minilm, query, *messages)
+    assert new in block and old not in block, block
+
+
 def test_a_day_of_the_month_said_alone_is_a_date():
     assert swapped_values("My flight to Oslo is on the 14th.", "Oops, it's the 17th.") == frozenset({"the 14th"})

@@ -246,7 +246,7 @@ def _retirable(memory: Memory) -> bool:
 _HINTS: dict[str, re.Pattern[str]] = {
     "home": re.compile(r"\bhere\s+in\s+(?-i:[A-Z])"),
     "employer": re.compile(r"\b(?:all-hands|stand-?ups?|shifts?|(?:my|our)\s+(?:boss|manager|team\s+lead)|warehouse|"
-                           r"client\s+site|payroll|HR)\b", re.I),
+                           r"client\s+site|payroll|HR|works?\s+(?:\w+\s+){1,2}(?:at|for))\b", re.I),
     "occupation": re.compile(r"\b(?:teaching|grading|(?:my|our)\s+(?:students|pupils|patients|clients)|shifts?|"
                              r"being\s+an?\s+[\w-]+)\b", re.I),
     # "hi its bobby again", "Hey, Dominic here.": a name said in greeting.
@@ -255,10 +255,13 @@ _HINTS: dict[str, re.Pattern[str]] = {
 }
 
 
-def _hinted(slot: str, text: str, newer: str) -> bool:
-    """Whether an older text hints at the asker's own slot and names none of the values the newer one says."""
-    hint = _HINTS.get(slot)
-    return hint is not None and hint.search(text) is not None and not _value_words(newer) & _value_words(text)
+def _hinted(slot: str, text: str, named: Collection[str], newer: str) -> bool:
+    """Whether an older text hints at the slot, of whom it names ("my mom works nights at the walmart" for
+    "employer:mum"), and names none of the values the newer one says."""
+    base, _, owner = slot.partition(":")
+    hint = _HINTS.get(base)
+    return hint is not None and hint.search(text) is not None and not _value_words(newer) & _value_words(text) \
+        and (any(other.endswith(":" + owner) for other in named) if owner else not any(":" in o for o in named))
 
 
 def _value_words(text: str) -> frozenset[str]:
@@ -285,7 +288,7 @@ def outdated(memories: Sequence[tuple[Memory, Belief | None]], named: Sequence[C
         for j in stating:
             new = memories[j][0]
             hinted = [i for i in range(len(memories)) if i not in members and memories[i][0].kind is MemoryKind.EPISODE
-                      and _hinted(slot, memories[i][0].text, new.text)]
+                      and _hinted(slot, memories[i][0].text, named[i], new.text)]
             for i in members + hinted:
                 old = memories[i][0]
                 if old.created_at < new.created_at and _retirable(old) \

@@ -41,6 +41,13 @@ MOST_THINGS = 3
 # A word more candidates name than this is no one habit ("week", "friends"): left alone, and the scan stays short.
 MOST_NAMING = 24
 _RETIRABLE = (MemoryKind.EPISODE, MemoryKind.FACT, MemoryKind.PREFERENCE)
+# A kind that, stopped, stops each thing of it: "I've cut caffeine" for "Do I still drink coffee?".
+_DRINKS = "wine beer cocktails whisky whiskey gin vodka"
+_KINDS = {"caffeine": "coffee espresso espressos latte cappuccino", "alcohol": _DRINKS, "booze": _DRINKS,
+          "meat": "beef pork chicken steak bacon burgers lamb", "dairy": "milk cheese yogurt yoghurt butter cream",
+          "sugar": "sweets chocolate candy soda cake"}
+_KIND_OF = {thing: tuple(kind for kind, of in _KINDS.items() if thing in of.split())
+            for things in _KINDS.values() for thing in things.split()}
 _CLAUSE = re.compile(r",\s*(?:but|and|so)\b|;|\s[-–—]\s")
 
 
@@ -113,7 +120,8 @@ def stopped(candidates: Sequence[Told], things: frozenset[str]) -> set[str]:
     drop: set[str] = set()
     told: list[tuple[Told, str, datetime]] = []
     for thing in things if cued else ():
-        stopping = [c for c in cued if _names(c.text, thing) and stops(c.text, thing)]
+        stopping = [c for c in cued if any(_names(c.text, said) and stops(c.text, said)
+                                           for said in (thing, *_KIND_OF.get(thing, ())))]
         if not stopping:
             continue
         latest: dict[str, datetime] = {}  # each teller's newest word that the thing stopped

@@ -39,7 +39,9 @@ SOFT_CORRECTION = re.compile(
     r"never\s*mind|actually)\b|\b(?:oops|whoops|correction|"
     r"my\s+(?:mistake|bad)|misread|mis-?heard|mix(?:ed|ing)?\s+(?:\w+\s+){0,2}up|mix(?:ed|ing)?\s+(?:the|my)\s+"
     r"(?:numbers|dates|days|names|times|digits)|got\s+(?:\w+\s+){1,2}wrong|(?:read|wrote|typed|said|spelled|spelt|"
-    r"heard)\s+(?:\w+\s+){0,2}wrong|not\s+what\s+I\s+(?:told|said)|turns\s+out)\b", re.I)
+    r"heard)\s+(?:\w+\s+){0,2}wrong|not\s+what\s+I\s+(?:told|said)|turns\s+out|"
+    r"(?:fix|correction)\s+(?:to|on|of)\s+(?:what|something)\s+I\s+(?:said|told|wrote)|"
+    r"not\s+the\s+\w+\s+I\s+(?:gave|told)\s+you)\b", re.I)
 CORRECTED_SIMILARITY = 0.45  # how close the older episode must be to the message that sets it right
 SWAPPED_SIMILARITY = 0.38  # closer to it than that when the two say different values of one shape
 RESPELLED_SIMILARITY = 0.25  # and when the new name respells the old ("Thomson", then "Thompson with a p")

@@ -48,6 +48,12 @@ _NOT_NAMES = frozenset(
     "Hi Hey Hello Thanks Update Fix Small Quick Turns Out Got Oh".split())
 
 
+# A name in chat that capitalises nothing, after the word "name": "my gfs name is jenna", "her names jenny lol".
+_NAMED_LOWER = re.compile(r"\bnames?(?:'s|\s+is)?\s+(?P<name>(?-i:[a-z][a-z'-]{2,}))\b")
+_NOT_NAMED = frozenset("the not too also still now same what that this from with and but just really very pretty kinda "
+                       "spelled spelt actually literally for like her his their our your its was has had will".split())
+
+
 class Value(NamedTuple):
     shape: Shape
     text: str
@@ -55,7 +61,8 @@ class Value(NamedTuple):
 
 
 def _names(text: str) -> list[Value]:
-    found = []
+    found = [Value(Shape.NAME, m.group("name"), m.start("name")) for m in _NAMED_LOWER.finditer(text)
+             if m.group("name") not in _NOT_NAMED]
     for m in _SHAPES[-1][1].finditer(text):
         words = [w for w in m.group(0).split() if w not in _NOT_NAMES]
         if words:
