@@ -50,6 +50,9 @@ def test_with_minilm_a_passing_mention_never_retires_a_statement(clock, minilm, 
 
 
 @pytest.mark.parametrize(("text", "slot"), [
+    ("I'm at the dentist, stuck in the waiting room and bored out of my mind.", "occupation"),  # a visit
+    ("I've been asked to cover as acting site manager for two weeks while my colleague is on leave.", "occupation"),
+    ("ok so i did a logo gig for a coffee shop this wk, so i guess im a brand designer now jk", "occupation"),
     ("I'm basically a professional referee at this point. The kids fought over glue sticks.", "occupation"),
     ("I'm such a chef tonight though, made lasagne from scratch to recover.", "occupation"),
     ("my brother's wife Jess just got promoted to fire captain, so proud of her!", "occupation:brother"),

@@ -9,6 +9,7 @@ from conftest import told
 
 from engram_core.adapters.offline.heuristics import extract_facts
 from engram_core.core.kin import kin_changed, own_changed
+from engram_core.core.selfcorrection import swapped_values
 
 pytestmark = pytest.mark.both_stores
 
@@ -72,6 +73,13 @@ def test_a_faith_is_no_nationality():
     ("got an offer from target but im stayin at walmart", "target"),  # an offer got is no job
     ("My son, Sadly he moved to Perth last year.", "Sadly"),  # a new thought, no name
     ("I'm going by train now, the car is in the garage.", "name"),  # a means, no name
+    ("I've been a nurse for nine years now, the last four on the cardiac ward.", "works_at"),  # a duration
+    ("As a paralegal I basically live in document review these days.", "lives_in"),  # no place named
+    ("I dropped the keto thing, and now I just eat normally, bread, pasta, the lot, with lots of veg.", "eats"),
+    ("I eat pescatarian (fish yes, meat no), and I run twice a week.", "meat no"),
+    ("He's now lecturing ME about cheese, the absolute cheek.", "job_title"),
+    ("I like very much to play chess, every evening I play online.", "online"),
+    ("My hobby is photography, mostly birds.", "birds"),  # a remark on the list
 ])
 def test_no_belief_from_a_place_a_time_a_saying_or_an_offer(text, wrong):
     said = [(d.predicate, d.object) for d in extract_facts(text)]
@@ -87,6 +95,8 @@ def test_no_belief_from_a_place_a_time_a_saying_or_an_offer(text, wrong):
     ("got an offer from KPMG advisory & took it, start 1st of the month!!", ("works_at", "KPMG advisory")),
     ("Bigger news: I came out to my family and I'm using the name Mila now.", ("name", "Mila")),
     ("ok so im going by rae now (my middle name), the old one feels so middle school", ("name", "rae")),
+    ("Started eating fish again on doctor's advice, B12 was way too low.", ("eats", "fish")),
+    ("no i still live in brooklyn lol my mom keeps askin me to move back", ("lives_in", "brooklyn")),
     ("Lots of news: my parents finally moved to Spain, they bought a little place near Málaga.",
      ("lives_in", "Málaga")),
 ])
@@ -108,3 +118,24 @@ def test_the_value_a_message_names_is_read_whole(text, fact):
 def test_someone_elses_rename_a_nickname_or_another_correction_keeps_the_value(clock, minilm, old, new, kept):
     with told(clock, minilm, old, new) as (_, beliefs):
         assert beliefs.get(kept) is True, beliefs
+
+
+@pytest.mark.parametrize(("earlier", "text", "fact"), [
+    # a "he" after someone named by name is them, as whose the words so far say, not whom was named before
+    ("Long day. My husband Marcus is still at the fire station. Our son started piano lessons.",
+     "On the family front, Marcus left the fire service and he's now teaching first aid courses.",
+     ("husband", "job_title", "teaching")),
+    ("Our son started piano lessons.", "On the family front, Marcus left the fire service and he's now teaching.",
+     ("marcus", "job_title", "teaching")),
+    ("My husband Tariq is working as engineer in oil company in Abu Dhabi.",
+     "Tariq's cousin is coming from Karachi to stay with us, he is doctor and he want to find job here.", None),
+])
+def test_a_he_after_someone_named_is_them(earlier, text, fact):
+    said = [(d.subject, d.predicate, d.object) for d in extract_facts(text, earlier=earlier)]
+    assert said == ([fact] if fact else []), said
+
+
+def test_a_correction_naming_something_else_keeps_the_name():
+    old = "Hello again! For context, I'm Yuki, a physiotherapist in Sapporo, and I have a shiba inu named Daifuku."
+    new = "Oops, correction on something I said about my trip: the resort is Niseko, not Furano. I mixed them up."
+    assert swapped_values(old, new) == frozenset()

@@ -96,10 +96,14 @@ _CALLED_BY_OTHERS = re.compile(r"\b(?:my\s+\w+|friends|family|everyone|everybody
 _REQUEST = re.compile(r"\b(?:you|please|pls|plz)\b", re.I)
 # Not said in earnest ("my friends call me Professor as a joke"), or said not to hold ("they offered me the
 # Mediterranean menu, but I don't take it"; a "no longer", "anymore" or "now" beside it is a change, not that).
-_JEST = re.compile(r"\b(?:jok\w*|teas\w*|kidding|sarcastic\w*|ironic\w*)\b", re.I)
+_JEST = re.compile(r"\b(?:jok\w*|teas\w*|kidding|jk|j/k|sarcastic\w*|ironic\w*)\b", re.I)
 # A trade said in a figure of speech or for a day: "I'm such a chef tonight", "basically a referee at this point".
 _FIGURATIVE = re.compile(r"\b(?:basically|practically|literally|such\s+an?|like\s+an?|kind\s+of|kinda|sort\s+of|"
                          r"at\s+this\s+point|tonight|for\s+the\s+(?:day|night|weekend|wedding|party))\b", re.I)
+# A post held for a while: "asked to cover as acting site manager for two weeks".
+_TEMPORARY = re.compile(r"\b(?:for\s+(?:a\s+|the\s+)?(?:few\s+|couple\s+(?:of\s+)?)?(?:\w+\s+)?(?:days?|weeks?|"
+                        r"months?)|temporar\w*|acting|interim|cover(?:ing)?\s+(?:as|for)|fill(?:ing)?\s+in|"
+                        r"stand(?:ing)?\s+in)\b", re.I)
 _DENIED = re.compile(r"\b(?:not|don't|dont|do\s+not|didn't|didnt|never|won't|wouldn't|can't|cannot)\b", re.I)
 _CHANGED = re.compile(r"\b(?:anymore|any\s+more|no\s+longer|now|instead|switched|these\s+days|from\s+now\s+on)\b", re.I)
 # A diet word that names a thing, not how one eats: "a paleo cookbook", "the vegan menu".
@@ -213,7 +217,8 @@ def _earnest(clause: str, slot: str) -> bool:
             or _PAST.search(clause) or _JEST.search(clause) or _DIET_THING.search(clause) \
             or (ADDITIVE_CUE.search(clause) and not slot.startswith(_VALUED_BY_WORD + ("diet",))) \
             or (_DENIED.search(clause) and not _CHANGED.search(clause)) \
-            or (slot.startswith("occupation") and _FIGURATIVE.search(clause)):
+            or (slot.startswith("occupation") and _FIGURATIVE.search(clause)) \
+            or (slot.startswith(("occupation", "employer")) and _TEMPORARY.search(clause)):
         return False
     if _DONE_TO_ME.search(clause):  # "my boss left and they've made me manager": the speaker's, whoever did it
         return True

@@ -22,6 +22,8 @@ _TRADES = (r"(?:chef|cook|nurse|doctor|teacher|assistant|supervisor|manager|dire
            r"student|tester|electrician|plumber|mechanic|firefighter|pilot|dentist|surgeon|vet|carpenter|driver|"
            r"programmer|secretary|banker|journalist|editor|lecturer|professor|tutor|trainer|coach|chemist)")
 # Words that say a slot only to a question about it now: wider than the slot veto and the write path read.
+# Up to two words before a trade, none of them a place's: "a head chef", not "at the dentist".
+_WORDS = r"(?:(?!(?:at|in|to|with|from|on|for|by)\b)[\w-]+\s+){0,2}?"
 _NAMED_BROADLY: dict[str, re.Pattern[str]] = {
     # A home told by the move's circumstances: "done w the move", "the movers", "our landlord", "settling into".
     "home": re.compile(r"\b(?:settl(?:ed|ing)\s+in(?:to)?|(?:the|our|my)\s+move|moving\s+day|movers|unpack\w*|"
@@ -38,9 +40,9 @@ _NAMED_BROADLY: dict[str, re.Pattern[str]] = {
     # What one works as, said without "work as": a title, a post, "I'm now a head chef", "made me manager".
     "occupation": re.compile(
         r"\b(?:(?:job\s+)?title|position|role|promot\w+|(?:made|makes?)\s+me|head\s+of|(?:I'm|I\s+am|im)\s+(?:now\s+|officially\s+)?"
-        r"(?:(?:an?|the)\s+(?:[\w-]+\s+){0,2}?[\w-]*(?:er|or|ist|ian|ant|ent|eer)|(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?"
-        + _TRADES + r")|\bas\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?" + _TRADES + r"|"
-        r"(?:'s|\bis)\s+(?:now\s+|finally\s+)?(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?" + _TRADES + r"|"
+        r"(?:(?:an?|the)\s+" + _WORDS + r"[\w-]*(?:er|or|ist|ian|ant|ent|eer)|(?:an?\s+|the\s+)?" + _WORDS
+        + _TRADES + r")|\bas\s+(?:an?\s+|the\s+)?" + _WORDS + _TRADES + r"|"
+        r"(?:'s|\bis)\s+(?:now\s+|finally\s+)?(?:an?\s+|the\s+)?" + _WORDS + _TRADES + r"|"
         r"retired|retirement)\b", re.I),
     # The school a child goes to, said by its going: "my son is now going to Greenfield", "got admission in".
     "school": re.compile(r"\b(?:got\s+(?:an?\s+)?admission|enroll?ed|(?:goes|going|go|went)\s+to\s+(?-i:[A-Z])|"

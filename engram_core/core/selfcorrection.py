@@ -109,9 +109,16 @@ _NOT_THAT = re.compile(r"\bnot\s+(?P<what>[\w' -]{2,30}?)(?=\s*(?:[,.;!?)]|$|\s(
 
 
 def _named_wrong(old: str, new: str) -> str | None:
-    """The words after "not" in ``new`` when ``old`` says them: only a value among them was set right."""
+    """The words after "not" in ``new`` when ``old`` says them: only a value among them was set right; "" when
+    they name a value ``old`` does not say ("the resort is Niseko, not Furano": something else was wrong)."""
     m = _NOT_THAT.search(new)
-    return m.group("what").lower() if m and m.group("what").lower() in old.lower() else None
+    if m is None:
+        return None
+    what = m.group("what").lower()
+    if what in old.lower():
+        return what
+    return "" if any(v.shape is Shape.NAME and v.text.lower() not in old.lower() for v in values_in(m.group("what"))) \
+        else None
 
 
 def said_swap(old: str, new: str) -> Swap | None:

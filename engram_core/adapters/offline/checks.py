@@ -59,6 +59,11 @@ def capitalised(obj: str) -> bool:
     return re.sub(r"^the\s+", "", obj, flags=re.I)[:1].isupper()
 
 
+def names_a_place(obj: str) -> bool:
+    """A capital somewhere in it: "ponta Delgada", "a small flat in Lisbon", not "document review"."""
+    return re.search(r"[A-Z]", obj) is not None
+
+
 def one_of(words: frozenset[str]) -> Check:
     return lambda obj: obj.lower() in words
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from engram_core.adapters.offline.patterns import DIETS, FAVOURED
+from engram_core.adapters.offline.scope import Person, person_for
 
 _SUBJECT_AHEAD = (r"(?=(?:I|I'm|I've|Im|my|we|we're|our|also|he|she|he's|she's|now|left|quit|started|joined|moved|"
                   r"switched|got|became|stopped|gave|bought|sold|adopted)\b)")
@@ -45,3 +46,22 @@ def clauses(sentence: str) -> list[tuple[str, str]]:
         start = brk.end()
     pieces.append((sentence[:start], sentence[start:]))
     return [(lead, clause.strip()) for lead, clause in pieces if clause.strip()]
+
+
+# Someone named by name as a clause's subject: "On the family front, Marcus left the fire service".
+_NAMED_SUBJECT = re.compile(r"(?:^|,\s*|\b(?:and|but|so)\s+)(?P<name>(?-i:[A-Z][a-z]+))\s+(?:left|quit|moved|"
+                            r"started|joined|went|took|became|got|is|was|has|had|says|said|told|decided|switched|"
+                            r"retired|finished|passed)\b")
+_NOT_SOMEONE = frozenset("I The This That It My Our We He She They There Then Now Today Yesterday Also So And "
+                         "But".split())
+
+
+def named_subject(clause: str, told: str, last: Person | None) -> Person | None:
+    """Whom a "he" or "she" after the clause means: someone the clause names by name as its subject ("On the family
+    front, Marcus left ..."), as whose they are when ``told`` (the words so far) says it ("my husband Marcus",
+    "Ravi, my husband"); else ``last``, whom was named before."""
+    for m in _NAMED_SUBJECT.finditer(clause):
+        if (name := m.group("name")) not in _NOT_SOMEONE:
+            known = re.search(rf"\bmy\s+(?P<rel>\w+)\s+{name}\b|\b{name},\s+my\s+(?P<rel2>\w+)", told, re.I)
+            return person_for((known.group("rel") or known.group("rel2")) if known else None, name)
+    return last

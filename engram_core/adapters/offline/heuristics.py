@@ -21,7 +21,7 @@ from engram_core.adapters.offline.everyday import as_school
 from engram_core.adapters.offline.adjudicate import normalise
 from engram_core.adapters.offline.followons import follow_on
 from engram_core.adapters.offline.negation import CHANGE_NEGATIONS, PLAIN_NEGATIONS, Negation, without_negation
-from engram_core.adapters.offline.clauses import clauses
+from engram_core.adapters.offline.clauses import clauses, named_subject
 from engram_core.adapters.offline.attributes import attribute_fact, bare_correction, left_for_later, renamed_value
 from engram_core.adapters.offline.switches import correction_of, switch
 from engram_core.adapters.offline.objects import clean_object, list_items, names_no_value, usable_object
@@ -149,8 +149,7 @@ def _statement(rule: hp.Rule, spec: hp.PredicateSpec, m: re.Match[str], obj: str
     return (rule.template or spec.template).format(
         d=ctx.display, p=_possessive(ctx.display), o=spoken, ao=_with_article(spoken),
         rel=(groups.get("rel") or "").lower(), topic=_spoken_topic(groups, predicate),
-        thing=(groups.get("thing") or "").lower(),
-        v=_VERB_3RD.get(verb, verb or rule.predicate))
+        thing=(groups.get("thing") or "").lower(), v=_VERB_3RD.get(verb, verb or rule.predicate))
 
 
 def _draft(rule: hp.Rule, m: re.Match[str], obj: str, ctx: _Context, negation: Negation) -> FactDraft:
@@ -347,6 +346,7 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user",
     last: Person | None = last_person(earlier) if earlier else None  # the person "he" or "she" refers to
     lowercase = text == text.lower()
     unclaimed: list[str] = []  # the user's own clauses that stated nothing
+    told = f"{earlier} {text}"
     for sentence in sentences(text):
         said_values = {normalise(d.object) for d in drafts.values()}
         before: Placed | None = None  # the sentence's previous clause
@@ -354,8 +354,8 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user",
             clause = _disclosure_removed(said)
             placed = _carried_subject(clause, before) or place(clause, last)
             last, before = placed.person or last, placed
-            if opens_with_third_party(clause):  # "his brother changed career, he is a paramedic now"
-                last = None
+            last = None if opens_with_third_party(clause) else (  # "his brother changed career, he is ..."
+                last if placed.person else named_subject(clause, told, last))
             stated = _placed_facts(clause, placed, _Context(subject, display, f"{lead} {clause}", lowercase))
             for draft in stated:
                 drafts.setdefault((draft.subject, draft.predicate, normalise(draft.object)), draft)

@@ -7,7 +7,7 @@ import re
 _CUT = re.compile(
     r"\s+(?:because|'?cause|cuz|coz|since|but|so that|so|which|who|whom|where|while|whereas|although|though|unless|"
     r"until|if|as\s+of|of\s+all\s+(?:things|people|places)|"
-    r"when|as I|as we|as it|with\s+(?:my|our|his|her|their))\b.*$", re.I)
+    r"when|as I|as we|as it|with\s+(?:my|our|his|her|their)|lol|haha|lmao|again)\b.*$|\s*\(.*$", re.I)
 # "a lot of coffee": the coffee, not how much of it.
 _QUANTITY = re.compile(r"^(?:a\s+lot\s+of|lots\s+of|loads\s+of|plenty\s+of|tons\s+of|heaps\s+of|too\s+much|"
                        r"so\s+much)\s+", re.I)
@@ -54,16 +54,18 @@ _HEDGE = re.compile(r"^to\s+(?:think|believe|say|imagine)\b", re.I)  # "I like t
 # The person spoken to: "how you got the horse's grace", "your day" are about them, not the speaker's likes.
 _LISTENER = re.compile(r"\b(?:you|your|yours|you're|you've|you'd|you'll|ya)\b", re.I)
 _JUNK_OBJECTS = frozenset("it that this these those them him her you anything nothing everything something one "
-                          "there here so too much lots tons to myself yourself ourselves himself herself themselves"
-                          .split()) | {"a ton", "a lot", "it too", "so much", "with them", "with him", "with her",
-                                       "both", "them both", "both of them", "all of them"}
+                          "there here so too much lots tons to myself yourself ourselves himself herself themselves "
+                          "online outside inside together alone again more less".split()) | {
+    "a ton", "a lot", "it too", "so much", "with them", "with him", "with her", "both", "them both", "both of them",
+    "all of them"}
 # A list item that starts with a verb is the next thought ("I love chocolate, eat it every day"), not a value.
 _JUNK_FIRST = frozenset("it it's its it'd it'll that's that this you what when why who where if whether because "
                         "and or but as is for love like enjoy neither none "
                         "eat drink go do "
                         "play have get feel feeling felt am was were "
                         "make take see watch listen better worse well nicely fine quickly slowly okay ok "
-                        "no basically literally actually honestly watched went saw had made did tried".split())
+                        "no basically literally actually honestly watched went saw had made did tried normally "
+                        "properly healthy healthier clean".split())
 # A saying, not a thing: "the hotter the better".
 _SAYING = re.compile(r"the\s+\w+(?:er|re)\s+the\s+(?:better|worse|\w+er)", re.I)
 
@@ -93,10 +95,8 @@ def clean_object(raw: str, predicate: str, *, single: bool, keep_time: bool = Fa
     if single and predicate not in _KEEPS_COMMAS:
         text = _CUT_SINGLE.sub("", text)
     cut = _PLACED_EMPLOYER if predicate == "works_at" and _GENERIC.match(text) else _CUT_BY_PREDICATE.get(predicate)
-    text = cut.sub("", text) if cut else text
-    if predicate == "works_at" and _NO_EMPLOYER.search(text.strip(" .,!")):
-        return ""
-    return _trim_tails(" ".join(text.split()), keep_time)
+    text = _trim_tails(" ".join((cut.sub("", text) if cut else text).split()), keep_time)
+    return "" if predicate == "works_at" and _NO_EMPLOYER.search(text) else text
 
 
 def _a_clause(obj: str) -> bool:
@@ -134,11 +134,13 @@ def list_items(raw: str) -> list[str]:
 
 # Where or when, not what: "stopped at the café", "eat only between 12 and 8", "stopped eating at Green Fork".
 _THINGS_TAKEN = ("likes", "dislikes", "eats", "avoids_food", "prefers", "hobby")
-_PLACED = frozenset("at by in on into from between until till since during around".split())
+_PLACED = frozenset("at by in on into from with between until till since during around".split())
 
 
 # Not an employer: "the same firm", "moved over to the ML team", "first week with real patients".
-_NO_EMPLOYER = re.compile(r"^(?:(?:the|my|our)\s+)?(?:same|other)\b|\b(?:team|department|dept|division|unit|"
+_NO_EMPLOYER = re.compile(r"^(?:(?:the|my|our)\s+)?(?:same|other)\b|^(?:an?\s+|this\s+)?(?:place|spot)$|"
+                          r"^(?:\w+\s+)?(?:years?|months?|weeks?|days?|decades?|ages|while)$|"
+                          r"\b(?:team|department|dept|division|unit|"
                           r"squad|group|floor|ward|shift|patients|clients|customers|kids|students|pupils|colleagues|"
                           r"co-?workers|people|staff|residents)\s*$", re.I)
 
@@ -157,6 +159,7 @@ def _first_word(item: str) -> str:
 # After the first item, how often or how much is a remark on the list, not an item of it: "bouldering now,
 # three times a week", "jazz anymore, too chaotic".
 _REMARK = re.compile(r"(?:too|so|very|quite|pretty|super|way|really|totally|kinda|kind\s+of|once|twice|every|each|"
+                     r"mostly|mainly|especially|"
                      r"daily|weekly|nightly|monthly|(?:\w+\s+)?times?\s+(?:a|per|each|every)\b|on\s+weekends|"
                      r"most\s+(?:days|nights|weekends|mornings|evenings))\b", re.I)
 
@@ -164,7 +167,8 @@ _REMARK = re.compile(r"(?:too|so|very|quite|pretty|super|way|really|totally|kind
 def usable_object(obj: str) -> bool:
     """Not a pronoun or fragment, not the start of another thought, and not about the person spoken to."""
     words = obj.lower().split()
-    if not 0 < len(words) <= 12 or obj.lower() in _JUNK_OBJECTS or words[0] in _JUNK_FIRST:
+    if not 0 < len(words) <= 12 or obj.lower() in _JUNK_OBJECTS or words[0] in _JUNK_FIRST \
+            or words[-1] in ("yes", "no"):  # "meat no": a diet's remark
         return False
     return not _a_clause(obj) and _POINTED_AT.match(obj) is None and _HEDGE.match(obj) is None \
         and _WHEN_ONLY.fullmatch(obj) is None and _SAYING.fullmatch(obj) is None

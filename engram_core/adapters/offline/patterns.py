@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from engram_core.adapters.offline.checks import (
     NOT_EMPLOYERS, NOT_PLAYED, NOT_WORKED_ON, SKILL_WORDS, Check, a_food, a_taste, capitalised, could_be_a_name, dated,
-    a_role, first_word_not_in, is_occupation, joined_employer, one_of, plausible_age, workplace,
+    a_role, first_word_not_in, is_occupation, joined_employer, names_a_place, one_of, plausible_age, workplace,
 )
 from engram_core.adapters.offline.lexicon import LANGUAGES, NATIONS, NOT_IN_JEST, NOT_NAMES, OCCUPATIONS, topic_of
 from engram_core.core.model import Cardinality, MemoryKind
@@ -189,7 +189,7 @@ _HOME_AND_WORK = (
          revision=True, check=lambda o: capitalised(o) and not workplace(o)),
     # Plain past ("I lived in Paris") is history, not where the user lives now.
     Rule("lives_in", _rx(r"(?:" + WE_HAVE + r"(?:been\s+living|been\s+residing|lived|resided)|(?:\b(?:I|we)|\band)\s+"
-                         + ADV + r"(?:live|reside))\s+in\s+" + OBJ)),
+                         + ADV + r"(?:live|reside))\s+in\s+" + OBJ), check=names_a_place),
     Rule("lives_in", _rx(WE + r"(?:bought|buy|rented|found|got)\s+(?:an?|our)\s+(?:new\s+)?(?:house|home|flat|"
                          r"apartment|place)\s+in\s+" + OBJ), revision=True, check=capitalised),
     Rule("lives_in", _rx(WE + r"(?:moved|relocated)\s+into\s+(?:an?|the|my|our|his|her|their)\s+(?:new\s+|little\s+)?"

@@ -385,7 +385,8 @@ def place(clause: str, last: Person | None) -> Placed:
 # means them, not whom the message named before.
 _THIRD_PARTY = re.compile(r"^\W*(?:(?:yesterday|today|tonight|then|and|so|also|oh|well|anyway|btw|"
                           r"this\s+(?:morning|week)|last\s+(?:night|week|weekend))\W+)*"
-                          r"(?:(?:my|our)\s+\w+'s\s+|(?:his|her|their)\s+)(?:\w+\s+)?(?:" + _REL_WORDS + r")\b", re.I)
+                          r"(?:(?:my|our)\s+\w+'s\s+|(?:his|her|their)\s+|(?-i:[A-Z])[\w-]+'s\s+)(?:\w+\s+)?"
+                          r"(?:" + _REL_WORDS + r")\b", re.I)
 _CALLS_ME = re.compile(r"\bcall(?:s|ed|ing)?\s+me\s+([\w'-]+)", re.I)
 
 

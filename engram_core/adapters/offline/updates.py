@@ -267,7 +267,7 @@ _WORK = (
                           r"(?!\s+(?:from\s+)?(?:the|my|a|an|his|her|our)\b)"), revision=True, template="{d} is {o}."),
     # "She's teaching now": the work named by what one does.
     Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>teaching|nursing|tutoring|coaching|lecturing|consulting|"
-                          r"freelancing|bartending|babysitting)\b(?!\s+(?:a|an|the|my|some|at|for)\b)"),
+                          r"freelancing|bartending|babysitting)\b(?!\s+(?:a|an|the|my|some|at|for|me|us|him|her|them|you|about)\b)"),
          revision=True, template="{d} works as {o}."),
 )
 
