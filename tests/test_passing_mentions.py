@@ -28,6 +28,14 @@ pytestmark = pytest.mark.both_stores
     ("Where am I based now?", "So the farmers market here in Hobart is amazing in autumn, the apples are unreal.",
      "The move finally happened - we drove the van up the coast for two days and now we're settled in Brisbane.",
      "Hobart", "Brisbane"),  # a stay in another clause leaves the statement whole
+    ("Which city do I live in?", "Another grey morning in Glasgow. Can you give me a quick porridge recipe?",
+     "Finally unpacked the last box in our flat in Valencia!", "Glasgow", "Valencia"),
+    ("Where do I work?", "Quarterly town hall at Siemens today, three hours of slides.",
+     "First week at Bosch done! New badge, new laptop, same coffee.", "Siemens", "Bosch"),
+    ("where do i work these days", "ok another sprint planning at shopify, kill me",
+     "so i quit my job lol, freelancing now, mostly react contracts", "shopify", "freelancing"),
+    ("What's my job title?", "Still a junior designer, still making banners nobody clicks.",
+     "Got promoted to senior designer today!!", "junior", "senior designer"),
     ("does my mom still work", "my mom works nights at the walmart in tulsa, i worry bout her driving home at 3am",
      "mom retired!! finaly. shes doing pottery classes now n making us ugly mugs lol", "walmart", "retired"),
 ])
@@ -83,5 +91,17 @@ def test_a_slot_stated_in_plain_chat(text, slot):
     assert states(text, slot)
 
 
-def test_a_stay_in_the_same_clause_states_no_home():
-    assert not states("i'm in Rotterdam for two weeks", "home")
+@pytest.mark.parametrize("text", [
+    "i'm in Rotterdam for two weeks",  # a stay in the same clause
+    "Thank you! I buy a good coat at the shop on Saint-Denis, near my apartment.",  # a street, not a home
+    "My dream is to live in New Zealand, very quiet and green.",  # a dream
+])
+def test_no_home_stated(text):
+    assert not states(text, "home")
+
+
+def test_with_minilm_a_dream_leaves_the_home_told_in_passing(clock, minilm):
+    block = recalled(clock, minilm, "Where do I live?",
+                     "I am Chen Wei, I live and work in Shenzhen, I am hardware engineer for drone company.",
+                     "My dream is to live in New Zealand, very quiet and green. Maybe one day when I am old.")
+    assert "Shenzhen" in block, block

@@ -115,11 +115,15 @@ _DIET_THING = re.compile(r"\b(?:vegetarian|veggie|vegan|pescatarian|keto|paleo|p
 # a diet, or in chat written all in lower case, which capitalises nothing, a place after a preposition ("moved
 # to bristol lol", not "ugh my landlord is the worst").
 _CAPITAL = re.compile(r"(?<=\s)(?!(?:I|I'm|I've|I'd|I'll)\b)(?-i:[A-Z])[\w'&.-]*")
+_HOME_VALUE = re.compile(r"\b(?:in|to|into|outside|near|around)\s+(?:the\s+)?(?-i:[A-Z])|"
+                         r"(?-i:[A-Z])[\w'-]*(?:-based|\s+is\s+(?:now\s+)?home)\b|\b(?:we're|I'm|im)\s+(?:now\s+)?(?-i:[A-Z])",
+                         re.I)
 _PLACED = re.compile(r"\b(?:in|to|at|for|with|from|into)\s+(?:the\s+)?[a-z]{3,}", re.I)  # "moved to bristol"
 _DIET_VALUE = re.compile(r"\b(?:" + DIET_VALUE + r"|omnivore|halal|kosher|gluten[\s-]free|dairy[\s-]free|meat|fish|"
                          r"whole30|fodmap|low[\s-]carb|mediterranean|atkins|intermittent\s+fasting)\b", re.I)
 _VALUED_BY_WORD = ("occupation", "favourite", "name")  # their slot words come with the value: "made me", "call me"
-_CALLED = re.compile(r"\b(?:called|named)\s+\w", re.I)  # "a tiny agency called pixelfox"
+# "a tiny agency called pixelfox", "freelancing now": an employer said in other words
+_CALLED = re.compile(r"\b(?:called|named)\s+\w|\b(?:freelanc\w*|self-employed|my\s+own\s+boss)\b", re.I)
 _RETIRED = re.compile(r"\bretire[ds]?\b", re.I)  # no employer is a value too: "Dad finally retired"
 _NAMED_BY_VALUE = ("sport", "instrument")  # read from the value itself ("she plays the cello"), an "also" kept apart
 # A car said by its make or model, in chat that capitalises nothing too: "he drives a tesla now".
@@ -231,6 +235,8 @@ def _earnest(clause: str, slot: str) -> bool:
 
 
 def _says_a_value(clause: str, slot: str, text: str) -> bool:
+    if slot.startswith("home") and text != text.lower():  # a place one lives in, not "the shop on Saint-Denis"
+        return _HOME_VALUE.search(clause) is not None
     return slot.startswith(_VALUED_BY_WORD + _NAMED_BY_VALUE) or _CAPITAL.search(clause) is not None \
         or (slot.startswith("car") and _CAR_VALUE.search(clause) is not None) \
         or (slot.startswith(("employer", "occupation")) and _RETIRED.search(clause) is not None) \
@@ -249,14 +255,22 @@ def _retirable(memory: Memory) -> bool:
 # Valencia", "another all-hands at Deloitte", "amazon warehouse shift was 10hrs". Such a memory may be the
 # older word a newer statement leaves out; it never counts as a statement itself.
 _HINTS: dict[str, re.Pattern[str]] = {
-    "home": re.compile(r"\bhere\s+in\s+(?-i:[A-Z])"),
+    "home": re.compile(r"\b(?:in|from|near|around)\s+(?-i:[A-Z])"),
     "employer": re.compile(r"\b(?:all-hands|stand-?ups?|shifts?|(?:my|our)\s+(?:boss|manager|team\s+lead)|warehouse|"
-                           r"client\s+site|payroll|HR|works?\s+(?:\w+\s+){1,2}(?:at|for))\b", re.I),
+                           r"client\s+site|payroll|HR|works?\s+(?:\w+\s+){1,2}(?:at|for)|town\s+hall|offsite|"
+                           r"(?:at|for)\s+(?:the\s+)?(?-i:[A-Z])[\w&'-]+)\b", re.I),
     "occupation": re.compile(r"\b(?:teaching|grading|(?:my|our)\s+(?:students|pupils|patients|clients)|shifts?|"
-                             r"being\s+an?\s+[\w-]+)\b", re.I),
+                             r"(?:being|still|(?:I've|I\s+have)\s+been|as)\s+an?\s+[\w-]+)\b", re.I),
     # "hi its bobby again", "Hey, Dominic here.": a name said in greeting.
     "name": re.compile(r"\b(?:it's|its|this\s+is)\s+[\w'-]+\s+(?:again|here)\b|"
                        r"^\W*(?:(?:hi|hey|hello)\W+)?[\w'-]+\s+here\b", re.I),
+}
+
+
+# In chat that capitalises nothing: "been in phoenix 4 yrs", "another sprint planning at shopify".
+_LOWER_HINTS: dict[str, re.Pattern[str]] = {
+    "home": re.compile(r"\b(?:in|from)\s+(?!(?:the|a|an|my|our|bed|town|work|class|school|here|there)\b)[a-z]{4,}"),
+    "employer": re.compile(r"\bat\s+(?!(?:the|a|an|my|our|home|work|night|last|least|all|once|first)\b)[a-z]{3,}"),
 }
 
 
@@ -264,8 +278,8 @@ def _hinted(slot: str, text: str, named: Collection[str], newer: str) -> bool:
     """Whether an older text hints at the slot, of whom it names ("my mom works nights at the walmart" for
     "employer:mum"), and names none of the values the newer one says."""
     base, _, owner = slot.partition(":")
-    hint = _HINTS.get(base)
-    return hint is not None and hint.search(text) is not None and not _value_words(newer) & _value_words(text) \
+    hints = (_HINTS.get(base), _LOWER_HINTS.get(base) if text == text.lower() else None)
+    return any(h is not None and h.search(text) for h in hints) and not _value_words(newer) & _value_words(text) \
         and (any(other.endswith(":" + owner) for other in named) if owner else not any(":" in o for o in named))
 
 

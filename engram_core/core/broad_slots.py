@@ -31,7 +31,8 @@ _NAMED_BROADLY: dict[str, re.Pattern[str]] = {
                        r"new\s+(?:address|1br|2br|studio)|residence\s+(?:card|permit)|"
                        r"(?:a|the)\s+local\s+(?:here|now)|"
                        r"(?:my|our|his|her|their)\s+(?:new\s+|own\s+)?(?:flat|apartment|house|condo|unit|studio|place)\s+(?:in|at|near)"
-                       r"(?=\s+(?-i:[A-Z])))\b", re.I),
+                       r"(?=\s+(?-i:[A-Z]))|(?:bought|rented|found)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+){0,2}?(?:flat|apartment|"
+                       r"house|condo|cottage|place|home)\s+(?:in|at|near|outside)(?=\s+(?-i:[A-Z])))\b", re.I),
     # A job told by its circumstances: "Nestlé onboarding", "first week at Acme", "my new colleagues at Bosch".
     "employer": re.compile(r"\b(?:(?:I'm|I\s+am|im)\s+(?:now\s+)?with\s+(?:(?-i:[A-Z])|(?:an?\s+)(?:[\w-]+\s+){0,2}?"
                            r"(?:agency|company|firm|startup|start-up|studio|consultancy)\b)|onboarding|"

@@ -125,7 +125,7 @@ THING_SUBJECTS = (r"(?:the|our|my)\s+(?:company|firm|office|team|business|employ
 _OTHER_SUBJECT = re.compile(r"^\W*(?:" + OTHER_PEOPLE + r"|(?:it|that|this)\b|" + THING_SUBJECTS + ")", re.I)
 # A change only thought of: "if I moved to Seattle", "I might go freelance", "someday I want to" ("may", not "May").
 _NOT_YET = re.compile(r"\b(?:if|would|wud|might|maybe|perhaps|could|should|thinking\s+(?:of|about)|want(?:s|ed)?\s+to|"
-                      r"wanna|wish|hope|someday|one\s+day|planning|plan\s+to|considering|talk(?:s|ing)?\s+about|who\s+knows|"
+                      r"wanna|wish|hope|someday|one\s+day|planning|plan\s+to|considering|talk(?:s|ing)?\s+about|who\s+knows|dream\w*|"
                       r"(?:yrs|years|months)\s+from\s+now|(?-i:may))\b", re.I)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 # Words reported from someone else ("My cousin told me she's moved", "Pieter said, 'I live in Bruges now'"):
