@@ -44,6 +44,11 @@ def test_what_says_a_thing_stopped(text, thing, said):
     ("my evenings = tiktok scrolling till 1am lol",
      "ok so big week. landlord finally fixed the heating, i got a haircut, and i deleted tiktok on sunday bc my screen "
      "time was embarrassing. reading before bed now", "am i still on tiktok", "till 1am", "deleted tiktok"),
+    ("omg i luv horror movies so much, watched 3 last nite", "ngl cant do horror anymore since the baby, gives me "
+     "actual nightmares", "do i like horror films", "watched 3", "cant do horror"),
+    ("Travel-wise I'm planning my annual cruise, I do one every year, love the buffets.",
+     "Back from Norway, it was beautiful, but never again on a big ship. I'm done with cruises.",
+     "Do I enjoy cruise holidays?", "annual cruise", "done with cruises"),
     # the kind stopped stops each thing of it
     ("Coffee is basically my personality - I'm on four double espressos a day and I've just ordered a grinder.",
      "Health stuff: my heart was doing weird fluttery things so I've cut caffeine completely, switched to rooibos.",

@@ -36,6 +36,8 @@ pytestmark = pytest.mark.both_stores
      "so i quit my job lol, freelancing now, mostly react contracts", "shopify", "freelancing"),
     ("What's my job title?", "Still a junior designer, still making banners nobody clicks.",
      "Got promoted to senior designer today!!", "junior", "senior designer"),
+    ("What's my diet like?", "Made my usual bacon sandwich, best breakfast ever.",
+     "Three weeks vegetarian now and I feel great.", "bacon", "vegetarian"),
     ("does my mom still work", "my mom works nights at the walmart in tulsa, i worry bout her driving home at 3am",
      "mom retired!! finaly. shes doing pottery classes now n making us ugly mugs lol", "walmart", "retired"),
 ])

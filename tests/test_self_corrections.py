@@ -179,6 +179,10 @@ def test_with_minilm_a_soft_correction_sets_a_recent_message_right(clock, minilm
 
 
 @pytest.mark.parametrize(("messages", "query", "old", "new"), [
+    (("I'm thirty-four by the way, in case it matters for the insurance question.",
+      "Which is better, term or whole life insurance?",
+      "Oops, I'm actually thirty-six, I keep forgetting my own birthday."),
+     "How old am I?", "thirty-four", "thirty-six"),  # a number in words
     (("my gfs name is jenna, shes allergic to cats so no cat cafe dates lol", "date ideas in chicago?",
       "sry typo earlier, her names jenny lol she'd kill me"), "whats my gf called", "jenna", "jenny"),  # lower case
     (("Right, so for the insurance forms I need help with: my car's a 2016 Honda Civic, I've got one speeding ticket "
@@ -194,3 +198,7 @@ def test_with_minilm_a_correction_in_chat_words_sets_the_value_right(clock, mini
 
 def test_a_day_of_the_month_said_alone_is_a_date():
     assert swapped_values("My flight to Oslo is on the 14th.", "Oops, it's the 17th.") == frozenset({"the 14th"})
+
+
+def test_having_something_wrong_sets_ones_words_right():
+    assert sets_right("Huge correction, and I'm mortified: I had the date completely wrong, it's the 21st of June.")

@@ -96,6 +96,8 @@ def test_no_belief_from_a_place_a_time_a_saying_or_an_offer(text, wrong):
     ("Bigger news: I came out to my family and I'm using the name Mila now.", ("name", "Mila")),
     ("ok so im going by rae now (my middle name), the old one feels so middle school", ("name", "rae")),
     ("Started eating fish again on doctor's advice, B12 was way too low.", ("eats", "fish")),
+    ("Hi, so some news first: I've started going by Theo. It feels right.", ("name", "Theo")),
+    ("hey so im goin by stevie now not my old name", ("name", "stevie")),
     ("no i still live in brooklyn lol my mom keeps askin me to move back", ("lives_in", "brooklyn")),
     ("Lots of news: my parents finally moved to Spain, they bought a little place near Málaga.",
      ("lives_in", "Málaga")),

@@ -261,6 +261,9 @@ _HINTS: dict[str, re.Pattern[str]] = {
                            r"(?:at|for)\s+(?:the\s+)?(?-i:[A-Z])[\w&'-]+)\b", re.I),
     "occupation": re.compile(r"\b(?:teaching|grading|(?:my|our)\s+(?:students|pupils|patients|clients)|shifts?|"
                              r"(?:being|still|(?:I've|I\s+have)\s+been|as)\s+an?\s+[\w-]+)\b", re.I),
+    # "Made my usual bacon sandwich": what one ate, said in passing.
+    "diet": re.compile(r"\b(?:bacon|steak|ribeye|burgers?|kebabs?|pork|sausages?|salami|chorizo|meatballs?|"
+                       r"gluten[\s-]free|dairy[\s-]free)\b", re.I),
     # "hi its bobby again", "Hey, Dominic here.": a name said in greeting.
     "name": re.compile(r"\b(?:it's|its|this\s+is)\s+[\w'-]+\s+(?:again|here)\b|"
                        r"^\W*(?:(?:hi|hey|hello)\W+)?[\w'-]+\s+here\b", re.I),
@@ -274,10 +277,16 @@ _LOWER_HINTS: dict[str, re.Pattern[str]] = {
 }
 
 
+_AVOIDED = re.compile(r"\b(?:avoid\w*|allerg\w*|intoleran\w*|no|dont|doesn'?t|does\s+not|never|without)\b", re.I)
+_HINTED_KINDS = (MemoryKind.EPISODE, MemoryKind.PREFERENCE)  # a fact read from words says its slot outright
+
+
 def _hinted(slot: str, text: str, named: Collection[str], newer: str) -> bool:
     """Whether an older text hints at the slot, of whom it names ("my mom works nights at the walmart" for
     "employer:mum"), and names none of the values the newer one says."""
     base, _, owner = slot.partition(":")
+    if base == "diet" and (_DENIED.search(text) or _AVOIDED.search(text)):  # "i dont eat pork": no meal in passing
+        return False
     hints = (_HINTS.get(base), _LOWER_HINTS.get(base) if text == text.lower() else None)
     return any(h is not None and h.search(text) for h in hints) and not _value_words(newer) & _value_words(text) \
         and (any(other.endswith(":" + owner) for other in named) if owner else not any(":" in o for o in named))
@@ -306,7 +315,7 @@ def outdated(memories: Sequence[tuple[Memory, Belief | None]], named: Sequence[C
                    and stated(i, slot)]
         for j in stating:
             new = memories[j][0]
-            hinted = [i for i in range(len(memories)) if i not in members and memories[i][0].kind is MemoryKind.EPISODE
+            hinted = [i for i in range(len(memories)) if i not in members and memories[i][0].kind in _HINTED_KINDS
                       and _hinted(slot, memories[i][0].text, named[i], new.text)]
             for i in members + hinted:
                 old = memories[i][0]

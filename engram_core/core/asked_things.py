@@ -29,11 +29,12 @@ _FIRST_PERSON = re.compile(r"\b(?:I|I'm|me|my|the\s+user(?:'s)?)\b", re.I)
 _ASKING = frozenset("still like likes love enjoy drink drinks eat eats play plays watch watches listen listens use "
                     "uses go goes going do does kind sort type should could would pick order have tonight today "
                     "these days anymore ever much often usually regularly currently right things stuff thing user "
-                    "what which where who how why when live lives living work works working called name "
+                    "what what's whats which where who how why when live lives living work works working called name "
                     "job".split()) | STOP_WORDS
 _WORD = re.compile(r"[a-z][a-z'-]{2,}")
 # What says a thing stopped besides ``stopping.clause_stops``: "cancelled my gym membership", "unsubscribed".
-_ENDED = re.compile(r"\b(?:cancell?ed|unsubscribed|deleted|uninstalled|sold|quit|gave\s+up|given\s+up|stopped)\b", re.I)
+_ENDED = re.compile(r"\b(?:cancell?ed|unsubscribed|deleted|uninstalled|sold|quit|gave\s+up|given\s+up|stopped|"
+                    r"done\s+with|never\s+again|(?:can'?t|cannot)\s+do\b.*\b(?:anymore|any\s+more))\b", re.I)
 # A visit, not a stop: "I stopped at the café for an espresso", "stopped by the gym to grab my bag".
 _CALLED_IN = re.compile(r"\bstopped\s+(?:by|at|in|off|for|over|to)\b", re.I)
 # A question naming more things than this asks about no one habit ("I" and six other words in the scale suite).

@@ -31,7 +31,7 @@ SELF_CORRECTION = re.compile(
     r"(?:made|make|makes)\s+(?:a\s+|one\s+)?mistake|mixed\s+(?:\w+\s+)?up|"
     r"told\s+you\s+(?:the\s+)?wrong|wrong\s+(?:thing|name|date|number|day|one|year|age|month|week|time|street|"
     r"address|city|spelling|floor|room|gate|flight)|misspel\w*|misspoke|miscount\w*|"
-    r"scratch\s+that)\b", re.I)
+    r"scratch\s+that|had\s+(?:the|my)\s+\w+\s+(?:\w+\s+)?wrong)\b", re.I)
 # Softer words: they set right only an older episode saying a different value of the shape they say anew.
 SOFT_CORRECTION = re.compile(
     r"^\W*(?:small\s+|quick\s+|one\s+)?(?:fix|erratum)\s*:|"

@@ -37,7 +37,8 @@ _SHAPES: tuple[tuple[Shape, re.Pattern[str]], ...] = (
     # A number may end its sentence ("code is 3321."), but not be the front of a decimal ("3.5").
     # A flat or a gate with its letter is a number too: "21B", "12B".
     (Shape.NUMBER, re.compile(r"(?<![\w.])\d[\d ]*\d(?!\w|\.\d)|(?<![\w.])\d(?!\w|\.\d)"
-                              r"|(?<![\w.])\d{1,4}(?-i:[A-Z])\b")),
+                              r"|(?<![\w.])\d{1,4}(?-i:[A-Z])\b|\b(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+                              r"(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?\b", re.I)),
     (Shape.HANDLE, re.compile(r"\b(?-i:[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][a-z]*\d+[a-z0-9]*)\b")),
     (Shape.NAME, re.compile(r"\b(?:(?:Mr|Mrs|Ms|Dr)\.?\s+)?(?-i:[A-Z][\w'&-]+)(?:\s+(?-i:[A-Z][\w'&-]+)){0,3}")),
 )

@@ -30,6 +30,7 @@ _FIELD_LABEL = re.compile(r"^\s*(?:my\s+)?(?:current\s+|new\s+|all[- ]time\s+)?"
 
 
 _SETTING_RIGHT = re.compile(r"\b(?:correction|correct|fix|erratum|oops|sorry|typo|mistake|wrong)\b", re.I)
+_TAKEN_IT = re.compile(r",?\s*(?:and|&)\s+(?:I\s+)?(?:accept|accepted|took|take|said\s+yes|signed)\b", re.I)
 _NAME_AND_I = re.compile(r"^\s*(?-i:[A-Z][a-z'-]+)\s+and\s+I\b", re.I)
 
 
@@ -40,8 +41,8 @@ def clauses(sentence: str) -> list[tuple[str, str]]:
         if brk.group(0).startswith(":") and (_FIELD_LABEL.match(sentence[start:brk.start()])
                                              or _SETTING_RIGHT.search(sentence[start:brk.start()])):
             continue  # "Favourite show: The Office": a label and its value, one clause; so is a correction
-        if _NAME_AND_I.match(sentence[start:brk.end() + 2]):
-            continue  # "Ana and I divorced": one subject, one clause
+        if _NAME_AND_I.match(sentence[start:brk.end() + 2]) or _TAKEN_IT.match(sentence, brk.start()):
+            continue  # "Ana and I divorced": one subject, one clause; "got an offer from Aramco and I took it"
         pieces.append((sentence[:start], sentence[start:brk.start()]))
         start = brk.end()
     pieces.append((sentence[:start], sentence[start:]))

@@ -182,18 +182,18 @@ _HOME = (
 
 _AT_ORG_NOW = _rx(IM + r"(?:now\s+)?at\s+" + _ORG + r"(?=\s+(?:now|these days)\b)")
 
-# "after the wedding I'm going by Jennifer Okafor": a name taken on (capitalised: "going by train" is no name).
-# "I'm using the name Mila now", "im going by rae now" in all-lower-case chat (not "I'm going by train now").
-_GOING_BY = Rule("name", _rx(IM + r"(?:now\s+)?(?:going\s+by|using\s+the\s+name)\s+" + name(any_case=True)
-                             + r"(?=\s*(?:$|[,.;!(]|(?:now|from\s+now|these\s+days|officially|on\s+everything|"
-                             r"everywhere|at\s+work)\b))"), negatable=False, revision=True,
-                 check=lambda o: o[:1].isupper() and first_word_not_in(NOT_NAMES | MEANS)(o))
+# "after the wedding I'm going by Jennifer Okafor", "I've started going by Theo", "I'm using the name Mila now",
+# "im going by rae now" in all-lower-case chat: a name taken on ("I'm going by train now" is none).
+_GOING_BY = Rule("name", _rx(r"(?:" + IM + r"|\bI(?:'ve|\s+have)\s+started\s+)(?:now\s+)?(?:go(?:ing|in'?)\s+by|"
+                             r"using\s+the\s+name)\s+" + name(any_case=True) + r"(?=\s*(?:$|[,.;!(]|(?:now|from\s+now|"
+                             r"these\s+days|officially|on\s+everything|everywhere|at\s+work)\b))"), negatable=False,
+                 revision=True, check=lambda o: o[:1].isupper() and first_word_not_in(NOT_NAMES | MEANS)(o))
 
-# "got an offer from Target but I'm staying": an offer got is no job, unless it was taken ("& took it").
-_GOT = r"got(?![^,.;!?]*\boffer(?![^.;!?]*\b(?:took|accepted|accept|signed|said\s+yes)\b))"
+_TAKEN = r"[^.;!?]*\b(?:took|accepted|accept|signed|said\s+yes)\b"  # an offer got is a job only when taken
+_GOT, _GOT_TAKEN = r"got(?![^,.;!?]*\boffer(?!" + _TAKEN + "))", r"got(?=\s+(?:job\s+)?offer" + _TAKEN + ")"
 _WORK = (
-    Rule("works_at", _rx(r"\b(?:accepted|accept|took|take)\s+(?:an?\s+|the\s+|their\s+)?(?:job\s+)?offer\s+"
-                         r"from\s+" + _ORG), revision=True, first_person=False),
+    Rule("works_at", _rx(r"\b(?:" + _GOT_TAKEN + r"|accepted|accept|took|take)\s+(?:an?\s+|the\s+|their\s+)?"
+                         r"(?:job\s+)?offer\s+from\s+" + _ORG), revision=True, first_person=False),
     Rule("works_at", _rx(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next\s+week)\s+"
                          r"I\s+start\s+(?:at|with)\s+" + _ORG), revision=True),
     # "..., starting at Riverside Clinic on monday", "they hired me in Santander bank", "working by Bosch".
