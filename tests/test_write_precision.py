@@ -114,12 +114,23 @@ def test_the_value_a_message_names_is_read_whole(text, fact):
      "So my neighbour got a puppy and also called it Luna, which was chaos at the dog park, so they renamed theirs "
      "Stella.", "user pet_dog: Luna"),
     ("Hey, I'm Magnus. Need help with a cover letter.", "My mates call me Mags, don't ask.", "user name: Magnus"),
+    ("Hello, my name is Yuki and I am living in Osaka since five years.",
+     "I am in Kyoto now for my friend's wedding, very beautiful.", "user lives_in: Osaka"),  # a stay
+    ("Hello, I am Olena, now I live in Kraków and I work as a cleaner in hotel.",
+     "Today I am translator for my neighbour at the doctor, because she don't speak Polish well.",
+     "user job_title: cleaner"),  # a favour for someone, no trade
     ("my gf Tasha works at the hospital downtown",
      "oops i mean she works at the VA clinic, not the hospital lol", "user family_girlfriend: Tasha"),
 ])
 def test_someone_elses_rename_a_nickname_or_another_correction_keeps_the_value(clock, minilm, old, new, kept):
     with told(clock, minilm, old, new) as (_, beliefs):
         assert beliefs.get(kept) is True, beliefs
+
+
+def test_with_minilm_a_name_others_use_now_and_asked_for_is_taken(clock, minilm):
+    with told(clock, minilm, "Hi, I'm Alexandra, nice to meet you.",
+              "Small thing: everyone calls me Sasha now, please do too.") as (_, beliefs):
+        assert beliefs.get("user name: Sasha") is True and beliefs.get("user name: Alexandra") is False, beliefs
 
 
 @pytest.mark.parametrize(("earlier", "text", "fact"), [

@@ -85,7 +85,7 @@ _DONE_TO_ME = re.compile(r"\b(?:made|makes?|promoted|named|calls?|called|address
 # A stay, not a home: "i'm in Rotterdam for two weeks", "in Da Nang for holiday, I will go back next week".
 _STAY = re.compile(r"\b(?:for\s+(?:a\s+|the\s+)?(?:few\s+|couple\s+(?:of\s+)?)?(?:\w+\s+)?"
                    r"(?:days?|nights?|weeks?|weekend|months?)|holidays?|vacation|trip|visit\w*|conference|go(?:ing)?\s+back|until|till|"
-                   r"this\s+week(?:end)?)\b", re.I)
+                   r"this\s+week(?:end)?|wedding|funeral|graduation)\b", re.I)
 # A story's people, not the speaker's: "In the movie we watched, the husband was called Vikram", "my character".
 _FICTION = re.compile(r"\b(?:in|on)\s+(?:the|a|this|that|my)\s+(?:movie|film|show|series|game|book|novel|story|play|"
                       r"episode|cartoon|anime|dream)\b|\bmy\s+character\b", re.I)

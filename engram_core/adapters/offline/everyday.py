@@ -161,9 +161,13 @@ _NAMES = (
     Rule("{rel}", _rx(r"(?:^|\b(?:the|my|our)\s+)" + REL + r"s\s+name\s+is\s+" + name() + _NAME_END),
          first_person=False, check=first_word_not_in(NOT_NAMES), template="{p} {rel} is named {o}."),
     # "friends started calling me jojo", "my last name is Adeyemi".
-    # "My mates call me Mags": what others call one only suggests a name (it fills an empty slot).
+    # "My mates call me Mags": what others call one only suggests a name (it fills an empty slot), unless it is
+    # said to hold now or asked for ("everyone calls me Sasha now, please do too").
     Rule("name", _rx(NOT_IN_JEST + r"\b(?:call|calls)\s+me\s+" + name(any_case=True)),
          check=first_word_not_in(NOT_NAMES), negatable=False, tentative=True),
+    Rule("name", _rx(NOT_IN_JEST + r"\b(?:call|calls)\s+me\s+" + name(any_case=True)
+                     + r"(?=[^.!?]*\b(?:now|please|pls|plz|from\s+now\s+on|these\s+days)\b)"),
+         check=first_word_not_in(NOT_NAMES), negatable=False, revision=True),
     Rule("name", _rx(r"\b(?:started|start|began)\s+calling\s+me\s+" + name(any_case=True) + _NAME_END),
          revision=True, first_person=False, check=first_word_not_in(NOT_NAMES), negatable=False),
     # "Please use David when you talk to me", "I chose an English name, David": the name asked for or taken.

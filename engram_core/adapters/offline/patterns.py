@@ -227,8 +227,8 @@ _HOME_AND_WORK = (
                           r"qualified as)\s+(?:an?\s+|the\s+)?" + ROLE), revision=True, check=a_role),
     Rule("job_title", _rx(IM + r"an?\s+" + ROLE), check=is_occupation),
     # Without the article ("I am teacher", second-language English) only a known occupation will do.
-    Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>[a-z]+)(?=\s*(?:$|[,.!]|\s+(?:now|at|in|for)\b))"),
-         check=one_of(OCCUPATIONS)),
+    Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>[a-z]+)(?=\s*(?:$|[,.!]|\s+(?:now|at|in|for(?!\s+(?:my|his|her)\b))"
+                          r"\b))"), check=one_of(OCCUPATIONS)),
     Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>retired)\b"), revision=True, template="{d} is {o}."),
     Rule("job_title", _rx(IM + name("who") + r",\s+an?\s+" + ROLE), check=is_occupation),
     Rule("work_schedule", _rx(I_ + r"work\s+" + SHIFTS), keep_time=True),

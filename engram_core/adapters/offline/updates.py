@@ -77,7 +77,7 @@ _NOT_PLACES = frozenset("bed love pain trouble shock tears charge control luck t
                         "accounts accounting tech retail management admin ops support year grade form".split())
 # Somewhere for a while: "I'm in Paris now for a conference", "im in Lisbon now for work, back friday".
 _NOT_STAYING = (r"(?![^.!?]*\b(?:for\s+(?:a|an|the|work|business)\b|trip|holiday|vacation|conference|visiting|flight|"
-                r"layover|back\s+(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|home|"
+                r"wedding|funeral|graduation|layover|back\s+(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|home|"
                 r"next\s+week))\b)")
 _ONLY_PLACE = (r"(?!(?:a|an|the|my|our|his|her|their|this|that|some|no|there|here)\b)"
                r"(?P<obj>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*)?)(?=\s*(?:[,.!]|$))")
