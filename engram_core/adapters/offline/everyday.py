@@ -166,7 +166,7 @@ _NAMES = (
     Rule("name", _rx(NOT_IN_JEST + r"\b(?:call|calls)\s+me\s+" + name(any_case=True)),
          check=first_word_not_in(NOT_NAMES), negatable=False, tentative=True),
     Rule("name", _rx(NOT_IN_JEST + r"\b(?:call|calls)\s+me\s+" + name(any_case=True)
-                     + r"(?=[^.!?]*\b(?:now|please|pls|plz|from\s+now\s+on|these\s+days)\b)"),
+                     + r"(?=[^.!?]*\b(?:now|please|pls|plz|from\s+now\s+on|these\s+days|stuck)\b)"),
          check=first_word_not_in(NOT_NAMES), negatable=False, revision=True),
     Rule("name", _rx(r"\b(?:started|start|began)\s+calling\s+me\s+" + name(any_case=True) + _NAME_END),
          revision=True, first_person=False, check=first_word_not_in(NOT_NAMES), negatable=False),

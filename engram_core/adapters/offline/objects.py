@@ -64,7 +64,7 @@ _JUNK_FIRST = frozenset("it it's its it'd it'll that's that this you what when w
                         "eat drink go do "
                         "play have get feel feeling felt am was were "
                         "make take see watch listen better worse well nicely fine quickly slowly okay ok "
-                        "no basically literally actually honestly watched went saw had made did tried normally "
+                        "basically literally actually honestly watched went saw had made did tried normally "
                         "properly healthy healthier clean".split())
 # A saying, not a thing: "the hotter the better".
 _SAYING = re.compile(r"the\s+\w+(?:er|re)\s+the\s+(?:better|worse|\w+er)", re.I)
@@ -134,6 +134,7 @@ def list_items(raw: str) -> list[str]:
 
 # Where or when, not what: "stopped at the café", "eat only between 12 and 8", "stopped eating at Green Fork".
 _THINGS_TAKEN = ("likes", "dislikes", "eats", "avoids_food", "prefers", "hobby")
+_NONE_OF = re.compile(r"no\s+(?!restrictions?\b|limits?\b)", re.I)  # "I eat no sugar": none of it, no thing eaten
 _PLACED = frozenset("at by in on into from with between until till since during around".split())
 
 
@@ -147,7 +148,8 @@ _NO_EMPLOYER = re.compile(r"^(?:(?:the|my|our)\s+)?(?:same|other)\b|^(?:an?\s+|t
 
 def names_no_value(raw: str, predicate: str) -> bool:
     """A liked, eaten or given-up thing that opens with a place or a time names no thing."""
-    return predicate in _THINGS_TAKEN + ("working_on",) and bool(raw.split()) and _first_word(raw) in _PLACED
+    return predicate in _THINGS_TAKEN + ("working_on",) and bool(raw.split()) and (
+        _first_word(raw) in _PLACED or _NONE_OF.match(raw) is not None)
 
 
 def _first_word(item: str) -> str:
