@@ -36,6 +36,12 @@ pytestmark = pytest.mark.both_stores
      "so i quit my job lol, freelancing now, mostly react contracts", "shopify", "freelancing"),
     ("What's my job title?", "Still a junior designer, still making banners nobody clicks.",
      "Got promoted to senior designer today!!", "junior", "senior designer"),
+    ("Where do I live?", "Heading home to Tucson after the gym, it's 40 degrees out.",
+     "We're in Denver now! Still unpacking the kitchen.", "Tucson", "Denver"),
+    ("wats my name", "heyy its maddie, need help w my essay intro", "pls call me madison from now on, new uni new me",
+     "maddie", "madison"),
+    ("What food restrictions do I have?", "I eat pork every day, in my country is normal, the best is pork belly.",
+     "Since I marry my wife I become Muslim, so now I eat only halal food.", "pork belly", "halal"),
     ("What's my diet like?", "Made my usual bacon sandwich, best breakfast ever.",
      "Three weeks vegetarian now and I feel great.", "bacon", "vegetarian"),
     ("does my mom still work", "my mom works nights at the walmart in tulsa, i worry bout her driving home at 3am",
@@ -87,6 +93,9 @@ def test_with_minilm_a_job_asked_keeps_the_plain_statement_beside_chatter(clock,
 @pytest.mark.parametrize(("text", "slot"), [
     ("The company make me developer now, I write code for the same bank app, I am very happy.", "occupation"),
     ("ok so i quit lol. im with a tiny agency called pixelfox now, 12 ppl, no travel!!", "employer"),
+    ("I finally jumped ship. I've been at a small fintech called Brightpath for three weeks now.", "employer"),
+    ("I've moved up to management accountant in the same company, so now I build the forecasts.", "occupation"),
+    ("Right, so I left London. I'm writing from the kitchen table of my new cottage just outside Shrewsbury.", "home"),
     ("We drove the van up the coast for two days and now we're settled in Brisbane.", "home"),
 ])
 def test_a_slot_stated_in_plain_chat(text, slot):

@@ -42,7 +42,7 @@ _ASKED: dict[str, re.Pattern[str]] = {
     "occupation": re.compile(r"\b(?:job|title|role|position|occupation|profession|work(?:s|ing)?\s+as|"
                              r"do\s+for\s+(?:a\s+)?(?:living|work)|what\s+(?:do|does)\s+(?:I|my\s+\w+)\s+do)\b", re.I),
     "name": re.compile(r"\b(?:name|surname|nickname|call|called|go\s+by|address)\b", re.I),
-    "diet": re.compile(r"\b(?:diet|dietary|eat|eats|eating|vegan|vegetarian|meat)\b", re.I),
+    "diet": re.compile(r"\b(?:diet|dietary|eat|eats|eating|vegan|vegetarian|meat|restrictions?)\b", re.I),
     "school": re.compile(r"\b(?:school|study|studies|studying|college|academy|kindergarten|nursery)\b", re.I),
     "team": re.compile(r"\b(?:team|support|supports|root\s+for|cheer\s+for)\b", re.I),
     "car": re.compile(r"\b(?:car|drive|drives|vehicle|motorbike|motorcycle|scooter)\b", re.I),
@@ -104,6 +104,8 @@ _FIGURATIVE = re.compile(r"\b(?:basically|practically|literally|such\s+an?|like\
 _TEMPORARY = re.compile(r"\b(?:for\s+(?:a\s+|the\s+)?(?:few\s+|couple\s+(?:of\s+)?)?(?:\w+\s+)?(?:days?|weeks?|"
                         r"months?)|temporar\w*|acting|interim|cover(?:ing)?\s+(?:as|for)|fill(?:ing)?\s+in|"
                         r"stand(?:ing)?\s+in)\b", re.I)
+# "I've been at Brightpath for three weeks now": how long so far, not a post held for a while
+_SO_FAR = re.compile(r"\b(?:I've|I\s+have|we've)\s+been\s+(?:at|with|working|in|here)\b", re.I)
 _DENIED = re.compile(r"\b(?:not|don't|dont|do\s+not|didn't|didnt|never|won't|wouldn't|can't|cannot)\b", re.I)
 _CHANGED = re.compile(r"\b(?:anymore|any\s+more|no\s+longer|now|instead|switched|these\s+days|from\s+now\s+on)\b", re.I)
 # A diet word that names a thing, not how one eats: "a paleo cookbook", "the vegan menu".
@@ -119,6 +121,9 @@ _HOME_VALUE = re.compile(r"\b(?:in|to|into|outside|near|around)\s+(?:the\s+)?(?-
                          r"(?-i:[A-Z])[\w'-]*(?:-based|\s+is\s+(?:now\s+)?home)\b|\b(?:we're|I'm|im)\s+(?:now\s+)?(?-i:[A-Z])",
                          re.I)
 _PLACED = re.compile(r"\b(?:in|to|at|for|with|from|into)\s+(?:the\s+)?[a-z]{3,}", re.I)  # "moved to bristol"
+# "now I eat only halal food": a diet, not a dish
+_EATS_IT = re.compile(r"\beat(?:s|ing)?\s+(?:only\s+|mostly\s+|just\s+)?(?:halal|kosher|vegan|vegetarian|"
+                      r"plant[\s-]based|gluten[\s-]free)\s+food\b", re.I)
 _DIET_VALUE = re.compile(r"\b(?:" + DIET_VALUE + r"|omnivore|halal|kosher|gluten[\s-]free|dairy[\s-]free|meat|fish|"
                          r"whole30|fodmap|low[\s-]carb|mediterranean|atkins|intermittent\s+fasting)\b", re.I)
 _VALUED_BY_WORD = ("occupation", "favourite", "name")  # their slot words come with the value: "made me", "call me"
@@ -218,11 +223,13 @@ def _earnest(clause: str, slot: str) -> bool:
     if clause.rstrip().endswith("?") or _NOT_YET.search(_POLITE.sub(" ", clause)) or _FICTION.search(clause) \
             or _OFFERED.search(clause) \
             or _REPORTED.search(clause) \
-            or _PAST.search(clause) or _JEST.search(clause) or _DIET_THING.search(clause) \
+            or _PAST.search(clause) or _JEST.search(clause) \
+            or (_DIET_THING.search(clause) and not _EATS_IT.search(clause)) \
             or (ADDITIVE_CUE.search(clause) and not slot.startswith(_VALUED_BY_WORD + ("diet",))) \
             or (_DENIED.search(clause) and not _CHANGED.search(clause)) \
             or (slot.startswith("occupation") and _FIGURATIVE.search(clause)) \
-            or (slot.startswith(("occupation", "employer")) and _TEMPORARY.search(clause)):
+            or (slot.startswith(("occupation", "employer")) and _TEMPORARY.search(clause)
+                and not _SO_FAR.search(clause)):
         return False
     if _DONE_TO_ME.search(clause):  # "my boss left and they've made me manager": the speaker's, whoever did it
         return True
@@ -255,18 +262,19 @@ def _retirable(memory: Memory) -> bool:
 # Valencia", "another all-hands at Deloitte", "amazon warehouse shift was 10hrs". Such a memory may be the
 # older word a newer statement leaves out; it never counts as a statement itself.
 _HINTS: dict[str, re.Pattern[str]] = {
-    "home": re.compile(r"\b(?:in|from|near|around)\s+(?-i:[A-Z])"),
+    "home": re.compile(r"\b(?:in|from|near|around|home\s+to)\s+(?-i:[A-Z])"),
     "employer": re.compile(r"\b(?:all-hands|stand-?ups?|shifts?|(?:my|our)\s+(?:boss|manager|team\s+lead)|warehouse|"
                            r"client\s+site|payroll|HR|works?\s+(?:\w+\s+){1,2}(?:at|for)|town\s+hall|offsite|"
                            r"(?:at|for)\s+(?:the\s+)?(?-i:[A-Z])[\w&'-]+)\b", re.I),
     "occupation": re.compile(r"\b(?:teaching|grading|(?:my|our)\s+(?:students|pupils|patients|clients)|shifts?|"
-                             r"(?:being|still|(?:I've|I\s+have)\s+been|as)\s+an?\s+[\w-]+)\b", re.I),
+                             r"(?:being|still|(?:I've|I\s+have)\s+been|as)\s+an?\s+[\w-]+|intern(?:ship)?)\b", re.I),
     # "Made my usual bacon sandwich": what one ate, said in passing.
     "diet": re.compile(r"\b(?:bacon|steak|ribeye|burgers?|kebabs?|pork|sausages?|salami|chorizo|meatballs?|"
                        r"gluten[\s-]free|dairy[\s-]free)\b", re.I),
     # "hi its bobby again", "Hey, Dominic here.": a name said in greeting.
     "name": re.compile(r"\b(?:it's|its|this\s+is)\s+[\w'-]+\s+(?:again|here)\b|"
-                       r"^\W*(?:(?:hi|hey|hello)\W+)?[\w'-]+\s+here\b", re.I),
+                       r"^\W*(?:(?:hi|hey|hello)\W+)?[\w'-]+\s+here\b|^\W*(?:hi+|hey+|hello)\W+(?:it's|its)\s+[\w'-]+",
+                       re.I),
 }
 
 

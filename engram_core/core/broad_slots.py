@@ -31,16 +31,19 @@ _NAMED_BROADLY: dict[str, re.Pattern[str]] = {
                        r"new\s+(?:address|1br|2br|studio)|residence\s+(?:card|permit)|"
                        r"(?:a|the)\s+local\s+(?:here|now)|"
                        r"(?:my|our|his|her|their)\s+(?:new\s+|own\s+)?(?:flat|apartment|house|condo|unit|studio|place)\s+(?:in|at|near)"
-                       r"(?=\s+(?-i:[A-Z]))|(?:bought|rented|found)\s+(?:a|an|our|my)\s+(?:[\w-]+\s+){0,2}?(?:flat|apartment|"
-                       r"house|condo|cottage|place|home)\s+(?:in|at|near|outside)(?=\s+(?-i:[A-Z])))\b", re.I),
+                       r"(?=\s+(?-i:[A-Z]))|(?:bought|rented|found|signed\s+for|my\s+new|our\s+new)\s+(?:(?:a|an|our|my)\s+)?"
+                       r"(?:[\w-]+\s+){0,2}?(?:flat|apartment|house|condo|cottage|place|home)\s+(?:just\s+)?"
+                       r"(?:in|at|near|outside)(?=\s+(?-i:[A-Z])))\b", re.I),
     # A job told by its circumstances: "Nestlé onboarding", "first week at Acme", "my new colleagues at Bosch".
-    "employer": re.compile(r"\b(?:(?:I'm|I\s+am|im)\s+(?:now\s+)?with\s+(?:(?-i:[A-Z])|(?:an?\s+)(?:[\w-]+\s+){0,2}?"
-                           r"(?:agency|company|firm|startup|start-up|studio|consultancy)\b)|onboarding|"
+    "employer": re.compile(r"\b(?:(?:I'm|I\s+am|im|I've\s+been|I\s+have\s+been)\s+(?:now\s+)?(?:with|at)\s+"
+                           r"(?:(?-i:[A-Z])|(?:an?\s+)(?:[\w-]+\s+){0,2}?(?:agency|company|firm|startup|start-up|studio|consultancy|"
+                           r"fintech)\b)|onboarding|"
                            r"first\s+(?:day|week|month)\s+(?:at|with)|new\s+(?:boss|colleagues|co-?workers|"
                            r"workmates|manager|office)|signed\s+with|offer\s+letter|badge|retired\b|retirement)", re.I),
     # What one works as, said without "work as": a title, a post, "I'm now a head chef", "made me manager".
     "occupation": re.compile(
-        r"\b(?:(?:job\s+)?title|position|role|promot\w+|(?:made|makes?)\s+me|head\s+of|(?:I'm|I\s+am|im)\s+(?:now\s+|officially\s+)?"
+        r"\b(?:(?:job\s+)?title|position|role|promot\w+|(?:moved|stepped|bumped)\s+up\s+to|(?:made|makes?)\s+me|head\s+of|"
+        r"(?:I'm|I\s+am|im)\s+(?:now\s+|officially\s+)?"
         r"(?:(?:an?|the)\s+" + _WORDS + r"[\w-]*(?:er|or|ist|ian|ant|ent|eer)|(?:an?\s+|the\s+)?" + _WORDS
         + _TRADES + r")|\bas\s+(?:an?\s+|the\s+)?" + _WORDS + _TRADES + r"|"
         r"(?:'s|\bis)\s+(?:now\s+|finally\s+)?(?:an?\s+|the\s+)?" + _WORDS + _TRADES + r"|"
