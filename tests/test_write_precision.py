@@ -152,3 +152,11 @@ def test_a_correction_naming_something_else_keeps_the_name():
     old = "Hello again! For context, I'm Yuki, a physiotherapist in Sapporo, and I have a shiba inu named Daifuku."
     new = "Oops, correction on something I said about my trip: the resort is Niseko, not Furano. I mixed them up."
     assert swapped_values(old, new) == frozenset()
+
+
+def test_a_full_name_and_the_name_used_said_together_are_one_name_held(clock, minilm):
+    with told(clock, minilm, "hello, my name is Tran Thi Mai but please call me Molly",
+              "Can you recommend a book about gardening?") as (_, beliefs):
+        assert beliefs == {"user name: Tran Thi Mai (goes by Molly)": True}, beliefs
+    said = [(d.predicate, d.object) for d in extract_facts("I'm Tom, everyone calls me Tommy.")]
+    assert ("name", "Tom (goes by Tommy)") not in said, said  # one name inside the other: nothing joined

@@ -20,7 +20,8 @@ _SHORTHAND = {
     "fav": "favourite", "fave": "favourite", "n": "and", "w": "with", "yrs": "years", "rly": "really",
     "hs": "high school", "sry": "sorry", "nvm": "never mind", "coz": "because", "cuz": "because",
     "bc": "because", "tho": "though", "thx": "thanks", "ppl": "people", "luv": "love", "r": "are", "b4": "before",
-    "finaly": "finally",
+    "finaly": "finally", "sm": "so much", "ngl": "honestly", "ig": "I guess", "abt": "about",
+    "shd": "should", "smth": "something",
 }
 # The words the rules key on: a one-letter slip in one of them ("livng", "husbnd", "anymroe") is read as it.
 KEY_WORDS = frozenset("""

@@ -123,9 +123,9 @@ _ANYTHING = frozenset("everything anything whatever restriction".split())
 def _breaks_diet(draft: FactDraft, belief: Belief) -> bool:
     """Eating what a held diet leaves out (or anything at all) ends the diet; taking up a diet ends eating what it
     leaves out."""
-    if draft.predicate == "eats" and belief.predicate == "diet":
-        left_out = _DIET_LEAVES_OUT.get(normalise_value(belief.object))
-        return left_out is not None and bool(value_words(draft.object) & (left_out | _ANYTHING))
+    if draft.predicate == "eats" and belief.predicate == "diet":  # anything at all ends any diet ("gluten-free")
+        left_out = _DIET_LEAVES_OUT.get(normalise_value(belief.object), frozenset())
+        return bool(value_words(draft.object) & (left_out | _ANYTHING))
     if draft.predicate == "diet" and belief.predicate == "eats":
         left_out = _DIET_LEAVES_OUT.get(normalise_value(draft.object))
         return left_out is not None and bool(value_words(belief.object) & (left_out | _ANYTHING))

@@ -25,10 +25,10 @@ _RELATION_PREDICATE = re.compile(r"^(?:family|pet)_(?P<rel>[a-z_]+)$")
 
 def _named_as(name: str, user_beliefs: Sequence[Belief]) -> str | None:
     """The relation the user gave this name to ("daughter" for Maya), when exactly one fits."""
-    relations = set()
+    relations, words = set(), value_words(name)
     for belief in user_beliefs:
         m = _RELATION_PREDICATE.match(belief.predicate)
-        if m and belief.subject == USER and name in value_words(belief.object):
+        if m and belief.subject == USER and words and words <= value_words(belief.object):  # "Ines", "Marcus"
             relations.add(m.group("rel").replace("_", " "))
     return relations.pop() if len(relations) == 1 else None
 

@@ -34,6 +34,10 @@ _ENDING = (r"retired\s+from|(?:just|finally|officially|has|have|had|'s|'ve)\s+re
 # A taste turned sour, said with when: "horror films just stress me out these days", "sushi grosses me out now".
 _AVERSION = (r"(?:stress(?:es)?|bores?|annoys?|gross(?:es)?|puts?|turns?|depress(?:es)?|tires?|drains?|sickens?)\s+"
              r"me(?:\s+(?:out|off))?(?:\s+\w+)?\s+(?:these\s+days|nowadays|lately|now)")
+# Done with a thing for good, not for the day: "I'm done with beer for good", not "done with work for today".
+_DONE_WITH = (r"(?:I'm|I\s+am|im)\s+(?:so\s+|totally\s+|completely\s+|officially\s+)?done\s+with\s+(?!(?:it|this|that|"
+              r"work|today|you|him|her|them)\b)(?![\w\s]{0,30}\b(?:for\s+(?:today|tonight|now|the\s+day|the\s+week)|"
+              r"yet)\b)")
 # What says something stopped, and what makes it a resolve instead ("I won't quit", "never give up").
 _STOP_WORD = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+more|"
                         r"stopped(?!\s+(?:by|at|in|off|for|over|to)\b)|quit|quitted|"  # "stopped at the café": a visit
@@ -49,6 +53,8 @@ _STOP_WORD = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+
                         r"gone\s+(?:right\s+)?off|went\s+off|(?:I'm|I\s+am|im)\s+(?:so\s+)?over\s+(?=(?-i:[A-Z]))|"
                         r"lost\s+(?:its|their)\s+(?:shine|appeal|magic|charm)|lost\s+(?:all\s+)?interest\s+in|(?:is|'s)\s+dead\s+to\s+me|(?:isn'?t|is\s+not|'s\s+not|aren'?t|are\s+not)\s+for\s+me|"
                         r"(?:doesn'?t|does\s+not|don'?t|didn'?t)\s+(?:agree|work(?:\s+out)?)\s+(?:with|for)\s+me|"
+                        # "horror just isn't doing it for me lately", "I'm done with beer for good"
+                        r"(?:isn'?t|aren'?t|is\s+not|are\s+not)\s+doing\s+it\s+for\s+me|" + _DONE_WITH + "|"
                         + _AVERSION + "|" + _ENDING + r")\b", re.I)
 _OUTINGS = re.compile(r"\b(?:trip|holiday|vacation|visit|stay|tour|flight|journey|meeting|party|wedding|festival|"
                       r"conference|course|class|film|movie|show|game|storm|rain|heatwave|snow)s?\b", re.I)
@@ -99,11 +105,27 @@ def _stops_at(clause: str, found: re.Match[str]) -> bool:
     return resolve.search(before[self_at[-1]:]) is None  # "I can't eat spicy anymore" stops; "I can't quit" does not
 
 
+# A question asked after a statement, in the same sentence: the statement before it still says what it says.
+_ASKED_AFTER = re.compile(r",\s*(?:so\s+|and\s+|but\s+)?(?:what|how|which|where|who|why|any|can|could|should)\b"
+                          r"[^.!?]*\?", re.I)
+_ASKS_FROM_THE_START = re.compile(r"\s*(?:did|do|does|are|is|was|were|have|has|can|could|would|will|should|what|how|"
+                                  r"why|where|who|which|when|so\s+you|you)\b", re.I)
+
+
+def _asked_after_removed(said: str) -> str:
+    """The text with a question asked after a statement in one sentence cut off, unless it asks from the start."""
+    m = _ASKED_AFTER.search(said)
+    if m is None:
+        return said
+    start = max(said.rfind(stop, 0, m.start()) for stop in ".!?") + 1
+    return said if _ASKS_FROM_THE_START.match(said[start:]) else f"{said[:m.start()]}.{said[m.end():]}"
+
+
 def stopping_sentences(text: str) -> str:
     """The sentences in which the speaker says something of theirs stopped: "I quit", "I'm not into X
     anymore", "no more X", "Stopped the fasting" (the "I" left out); not "Don't quit!" (said to someone
     else), not "I won't quit" (a resolve), not a question. Empty when there are none."""
-    said = _said(text)
+    said = _asked_after_removed(_said(text))  # "I'm done with beer for good, what are some fun drinks?"
     if said.rstrip().endswith("?"):
         return ""
     return " ".join(c for c in _statements(said) if clause_stops(c))  # "Have you made any more art?" asks
@@ -116,6 +138,8 @@ _ENDED = re.compile(r"\b(?:retired\s+from|last\s+(?:day|shift)\s+(?:at|with|of)|
                     r"stopped\s+(?:following|watching|playing|doing|going\s+to|listening\s+to|reading)|"
                     r"stop\s+to\s+(?:work\s+for|use|drink|eat|play|watch|follow|go\s+to|do)|"
                     r"cancell?ed|(?:don'?t|do\s+not|no\s+longer)(?=\s+\w+\s+(?:anymore|any\s+more)\b)|"
+                    r"(?:don'?t|do\s+not|no\s+longer)\s+(?:really\s+)?(?:enjoy|like|love|fancy)(?=\s+(?:[\w'&-]+\s+){1,3}?"
+                    r"(?:anymore|any\s+more)\b)|done\s+with|"
                     r"dropped\s+out\s+of|dropped|ditched|uninstalled|deleted|"
                     r"sold|gr[eo]wn?\s+out\s+of|outgrew|pulled\s+(?:\w+\s+)?out\s+of|can'?t\s+(?:stand|stomach|face|"
                     r"handle|look\s+at|take|do|eat|drink)|cut|gave\s+up|given\s+up)\s+(?:(?:the|a|an|my|his|her|their|our)\s+)?"
@@ -135,10 +159,23 @@ _LASTED_THING = re.compile(r"(?:^|[,;]\s*|\b(?:the|my|our|that|this)\s+)(?P<thin
                            r"(?:\s+(?:thing|diet|phase|experiment|challenge))?\s+" + _LASTED, re.I)
 
 
+# "Honestly horror just isn't doing it for me lately", "Big cities just aren't my thing anymore": named before.
+_THING_BEFORE = re.compile(r"(?P<thing>[\w'-]+(?:\s+[\w'-]+)?)\s+(?:just\s+|really\s+|honestly\s+|simply\s+)?"
+                           r"(?:isn'?t|aren'?t|is\s+not|are\s+not)\s+(?:doing\s+it\s+for\s+me|my\s+thing|for\s+me)",
+                           re.I)
+_FILLER = frozenset("honestly just really so but and well ok okay tbh lol also the my our these those".split())
+
+
+def _named_before(said: str) -> list[str]:
+    """The thing a sentence says is no longer one's thing, named before it, its filler words left out."""
+    return [" ".join(w for w in m.group("thing").split() if w.lower() not in _FILLER)
+            for m in _THING_BEFORE.finditer(said)]
+
+
 def ended_values(said: str) -> tuple[frozenset[str], ...]:
     """The words of each thing the stopping sentences ``said`` name as ended, by what follows the ending
     ("Dad retired from Shell": shell; "Jack quit rugby after his injury": rugby), or what comes before it
     ("Carnivore lasted three weeks"); none for "quit it"."""
     found = [*(m.group("thing") for m in _ENDED.finditer(said)),
-             *(m.group("thing") for m in _LASTED_THING.finditer(said))]
+             *(m.group("thing") for m in _LASTED_THING.finditer(said)), *_named_before(said)]
     return tuple(meaning(thing) for thing in found if thing.lower() not in _NOT_A_THING and meaning(thing))

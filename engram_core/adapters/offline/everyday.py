@@ -90,6 +90,9 @@ _HOMES = (
          check=_not_a_trip),
 )
 
+# A title of up to three words, to where the sentence goes on: "associate attorney", "restaurant manager".
+_TITLE = (r"(?P<obj>(?!(?:only|designated|best|worst|first|last|one|same|other|odd|boss\s+of)\b)[a-z][\w-]*"
+          r"(?:\s+[a-z][\w-]*){0,2}?)(?=\s*(?:$|[,.;:!)]|(?:now|here|and|but|at|in|for|of|since|so|lol|haha)\b))")
 _JOBS = (
     # "I got hired as a lab technician", "Took a full-time job as a court interpreter".
     Rule("job_title", _rx(_SELF + r"(?:got|was|been|get|getting)\s+hired\s+as\s+(?:an?\s+|the\s+)?" + ROLE),
@@ -150,10 +153,23 @@ _JOBS = (
     Rule("works_at", _rx(r"(?:^|\bI\s+)(?:now\s+|mostly\s+|mainly\s+|currently\s+)?(?:write|drive|deliver|fly|"
                          r"freelance|cook|report)\s+for\s+" + _PLACE + _NOT_PAST),
          first_person=False, check=lambda o: not _SCHOOL_WORDS.search(o)),
-    # "Got the sous chef job!": the job named by its title ("got the new job" names none).
+    # "Got the sous chef job!", "guess who got the head chef spot": the job named by its title ("got the new job"
+    # names none).
     Rule("job_title", _rx(_SELF + r"(?:got|landed|accepted|took|start(?:ed|ing)?)\s+the\s+(?P<obj>[a-z][\w-]*"
-                          r"(?:\s+[a-z][\w-]*){0,2}?)\s+(?:job|position|role|post)\b"),
+                          r"(?:\s+[a-z][\w-]*){0,2}?)\s+(?:job|position|role|post|spot|gig)\b"),
          revision=True, first_person=False, check=is_occupation),
+    # "First week as an associate attorney", "day one as shift lead": the first days of a job, by its title.
+    Rule("job_title", _rx(r"\b(?:(?:my\s+)?(?:first|1st|second|2nd|third|3rd)\s+(?:day|week|month|shift)|day\s+one|"
+                          r"week\s+(?:one|two|three|\d))\s+as\s+(?:an?\s+|the\s+)?" + _TITLE), revision=True,
+         first_person=False, check=is_occupation),
+    # "Now I am the restaurant manager", "I'm now the head of sales": a post taken ("I'm the driver today" is none).
+    Rule("job_title", _rx(r"(?:\bnow,?\s+I(?:'m|\s+am|m)\s+|" + IM + r"now\s+)the\s+(?:new\s+)?" + _TITLE
+                          + r"(?!\s+for\s+(?:my|his|her|our|their|the)\b)(?![^,.;!?]*\b(?:today|tonight)\b)"),
+         revision=True, check=is_occupation),
+    # "I have signed a contract with Safran": whom one works for now ("I'm with Dave since March" is no employer).
+    Rule("works_at", _rx(_SELF + r"(?:have\s+|'ve\s+)?signed\s+(?:a|an|my|the)\s+(?:new\s+|permanent\s+|full-time\s+|"
+                         r"job\s+|work\s+|employment\s+|two-year\s+|one-year\s+)?contract\s+(?:with|at)\s+" + _PLACE
+                         + _NOT_PAST), revision=True, first_person=False, check=lambda o: not _SCHOOL_WORDS.search(o)),
 )
 
 _NAMES = (
@@ -189,6 +205,11 @@ _NAMES = (
     Rule("name", _rx(r"\b(?:I|I've|I\s+have)\s+" + ADV + r"(?:legally\s+|officially\s+)?changed\s+my\s+name\s+"
                      r"(?:legally\s+|officially\s+)?to\s+" + name() + _NAME_END),
          revision=True, check=first_word_not_in(NOT_NAMES), negatable=False),
+    # "court approved it, im legally wren now": the name the law gives one now.
+    Rule("name", _rx(IM + r"(?:now\s+)?(?:officially\s+)?legally\s+(?:called\s+)?(?!(?:blind|deaf|disabled|married|"
+                     r"divorced|single|separated|allowed|an?|the|adult|dead|independent|entitled|bound|required)\b)"
+                     + name(any_case=True) + r"(?=\s+now\b)"),
+         revision=True, check=first_word_not_in(NOT_NAMES), negatable=False),
     Rule("name", _rx(r"\b(?:got|just\s+got|we\s+got)\s+married\b.*?\bI(?:'m|\s+am)\s+(?:now\s+|officially\s+)?"
                      r"(?P<obj>(?-i:[A-Z][\w'-]+\s+[A-Z][\w'-]+))" + _NAME_END),
          revision=True, first_person=False, negatable=False),
@@ -200,6 +221,14 @@ _DIETS = (
     # "thats it for me, fully plant based from monday": a diet taken up from a day on.
     Rule("diet", _rx(r"(?:^|,\s*)(?:(?:so|now|fully|full|strictly|totally|going)\s+)*(?P<obj>" + DIETS + r")\s+"
                      r"(?:from|as\s+of|since|starting)\s+" + _WHEN + r"\b"), revision=True, first_person=False),
+    # "Three months vegetarian now", "so pescatarian now I guess": the diet kept now, said alone.
+    Rule("diet", _rx(r"^(?:(?:so|and|but|ok|okay|well|yep|yup|officially)\s+)*(?:(?:\w+|\d+)\s+(?:days?|weeks?|months?|"
+                     r"years?)\s+)?(?:fully\s+|strictly\s+|officially\s+)?(?P<obj>" + DIETS + r")\s+now\b"),
+         revision=True, first_person=False),
+    # "so I have no restriction anymore", "I can eat anything again": a diet ended, nothing left out.
+    Rule("eats", _rx(r"\bI\s+(?:have|'ve\s+got|got)\s+(?P<obj>no\s+(?:more\s+)?(?:dietary\s+|food\s+)?restrictions?)\s+"
+                     r"(?:anymore|any\s+more|now)\b"), revision=True, template="{d} has {o} on what they eat."),
+    Rule("eats", _rx(r"\bI\s+can\s+(?:now\s+)?eat\s+(?P<obj>anything|everything)\s+(?:again|now)\b"), revision=True),
     # "so I must eat gluten free": a diet one is bound to.
     Rule("diet", _rx(r"\bI\s+(?:must|have\s+to|need\s+to|gotta|got\s+to)\s+(?:eat|go|be|stay|keep)\s+"
                      r"(?:fully\s+|strictly\s+)?(?P<obj>" + DIETS + r")\b(?![^,.;!?]*\b(?:someday|one\s+day|soon)\b)"),

@@ -25,7 +25,7 @@ from engram_core.adapters.offline.clauses import clauses, named_subject
 from engram_core.adapters.offline.attributes import attribute_fact, bare_correction, left_for_later, renamed_value
 from engram_core.adapters.offline.switches import correction_of, switch
 from engram_core.adapters.offline.objects import clean_object, list_items, names_no_value, usable_object
-from engram_core.adapters.offline.renames import rename_facts
+from engram_core.adapters.offline.renames import both_names, rename_facts
 from engram_core.adapters.offline.scope import (
     NOBODY_NAMED, Person, Placed, Scope, called_me, opens_with_third_party, place, skip_reason, with_subject,
 )
@@ -362,7 +362,7 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user",
             if placed.scope is Scope.USER and not stated:
                 unclaimed.append(said)
         found = {normalise(d.object) for d in drafts.values()} - said_values
-        for draft in _renames(sentence, subject, display, lowercase, text):  # a rename unless a clause rule said it
+        for draft in _renames(sentence, subject, display, lowercase, told):  # a rename unless a clause rule said it
             key = (draft.subject, draft.predicate, normalise(draft.object))
             if (held := drafts.get(key)) is not None and held.tentative:  # firm after a wedding: "I'm Ana Novak"
                 drafts[key] = draft
@@ -380,7 +380,7 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user",
         old = normalise(switched.replaces or "")
         kept = [d for d in drafts.values() if not (d.negated and normalise(d.object) == old)]
         return (switched, *kept)
-    return tuple(drafts.values())
+    return both_names(tuple(drafts.values()))
 
 
 # "Is Dimitar, he is Bulgarian.": "it is" without its "it" in many learners' English, not a question.

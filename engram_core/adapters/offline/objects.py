@@ -26,8 +26,8 @@ _TIME_TAIL = re.compile(
     r"(?:^|\s+)(?:(?:last|this|past)\s+(?:week|month|year|weekend|night|spring|summer|fall|autumn|winter|time|term|"
     r"semester|quarter|season)|"
     r"(?:(?:a\s+)?(?:few|couple(?:\s+of)?|\d+|one|two|three|several|some)\s+)?(?:days?|weeks?|months?|years?)"
-    r"\s+ago|a while ago|yesterday|today|recently|lately|every\s+(?:single\s+)?\w+|for\s+(?:the\s+(?:last|past)\s+)?"
-    r"(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+)?"
+    r"\s+ago|a while ago|yesterday|today|recently|lately|right\s+now|(?-i:right)|every\s+(?:single\s+)?\w+|"
+    r"for\s+(?:the\s+(?:last|past)\s+)?(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+)?"
     r"(?:a\s+few|a\s+couple\s+of|several|many|\w+)\s+(?:days|weeks|months|years)|earlier\s+this\s+(?:week|month|year)|"
     r"(?:in|over|during)\s+(?:the\s+)?(?:(?:early|late)\s+)?(?:spring|summer|autumn|fall|winter|holidays)|"
     r"(?:on|this|last)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|at\s+\d{1,2}(?::\d\d)?\s*(?:am|pm)|(?:on|over|at)\s+the\s+weekend|"
@@ -42,7 +42,7 @@ _SOFT_TAIL = re.compile(
 _DANGLING = re.compile(r"(?<=\w)\s+(?:for|to|at|with|of|on|from|by|in)$", re.I)
 _TAIL_PUNCT = re.compile(r"[^\w%+#]+$")
 _LEAD_FILLER = re.compile(
-    r"^(?:just|now|currently|actually|also|really|still|very much|so much|a lot|only|mostly|both)\s+", re.I)
+    r"^(?:just|now|currently|actually|also|really|still|very much|so much|a lot|only|mostly|both|again)\s+", re.I)
 LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+|as well as\s+)?|\s+(?:and|or|&|as well as)\s+", re.I)
 # Where a list ends: the reason or the next thought after it ("camping trips, 'cause nature brings peace").
 _THOUGHT_AFTER = re.compile(
@@ -140,7 +140,7 @@ _PLACED = frozenset("at by in on into from with between until till since during 
 
 # Not an employer: "the same firm", "moved over to the ML team", "first week with real patients".
 _NO_EMPLOYER = re.compile(r"^(?:(?:the|my|our)\s+)?(?:same|other)\b|^(?:an?\s+|this\s+)?(?:place|spot)$|"
-                          r"^(?:\w+\s+)?(?:years?|months?|weeks?|days?|decades?|ages|while)$|"
+                          r"^(?:\w+\s+){0,3}?(?:years?|months?|weeks?|days?|decades?|ages|while)$|"
                           r"\b(?:team|department|dept|division|unit|"
                           r"squad|group|floor|ward|shift|patients|clients|customers|kids|students|pupils|colleagues|"
                           r"co-?workers|people|staff|residents)\s*$", re.I)

@@ -81,12 +81,12 @@ I_ = r"\bI\s+" + ADV
 I_VE = r"\bI(?:'ve)?\s+" + ADV  # "I've gone vegan": the "'ve" joined to the "I"
 IM = r"\bI(?:'m|\s+am|m)\s+" + ADV
 IM_OR_BEEN = r"\bI(?:'m|\s+am|m|'ve\s+been|\s+have\s+been)\s+" + ADV
-WE = r"\b(?:I|we)(?:'ve|\s+have)?\s+" + ADV
-WE_HAVE = r"\b(?:I|we)(?:'ve|\s+have)\s+" + ADV
+WE, WE_HAVE = r"\b(?:I|we)(?:'ve|\s+have)?\s+" + ADV, r"\b(?:I|we)(?:'ve|\s+have)\s+" + ADV
 HAVE = r"\b(?:(?:I|we)\s+" + ADV + r"(?:have|own)|(?:I|we)(?:'ve|\s+have)\s+got)\s+"
-OBJ = r"(?P<obj>[^,;!?]+)"
-LIST = r"(?P<obj>[^;!?]+)"
+OBJ, LIST = r"(?P<obj>[^,;!?]+)", r"(?P<obj>[^;!?]+)"
 ROLE = r"(?P<obj>[a-z][\w -]*)"
+_DURATION = r"for\s+(?:about\s+|almost\s+|nearly\s+|over\s+|like\s+)?[\w-]+\s+(?:years?|decades?|months?)\b"
+_FOR_YEARS = r"(?=an?\s+[a-z][\w -]*?\s+" + _DURATION + ")"
 LEAD = r"^(?:(?:also|and|oh|btw|so|ok|okay|update|fyi|news|by the way|actually|big news)[,:!]?\s+)*"
 END_NAME = r"(?=\s*(?:$|[,.!;()]|-|\b(?:and|but|who|by the way|btw|here)\b))"
 # "favourite", and what people say instead of it ("my go-to drink").
@@ -215,9 +215,9 @@ _HOME_AND_WORK = (
          check=lambda o: o.lower() not in NOT_EMPLOYERS),
     Rule("works_at", _rx(r"\bmy\s+(?:new\s+|current\s+)?(?:employer|company)(?:\s+" + HEDGE + r")?\s+is\s+(?:now\s+)?"
                          + OBJ)),
-    Rule("works_at", _rx(IM_OR_BEEN + r"an?\s+(?P<role>[a-z][a-z -]*?)\s+(?:at|for)\s+" + OBJ), check=is_occupation,
-         check_group="role"),
-    Rule("job_title", _rx(r"\bI(?:'m|\s+am|m)?\s+" + ADV
+    Rule("works_at", _rx(IM_OR_BEEN + r"an?\s+(?P<role>[a-z][a-z -]*?)\s+(?:at|(?!" + _DURATION + r")for)\s+" + OBJ),
+         check=is_occupation, check_group="role"),
+    Rule("job_title", _rx(r"\bI(?:'m|\s+am|m|'ve\s+been|\s+have\s+been)?\s+" + ADV
                           + r"(?:work(?:ing)?(?:\s+(?:now\s+)?(?:at|for|in)\s+[^,]*?)?|employed|"
                           r"hired|started|joined\s+[^,]*?)\s+as\s+(?:an?\s+|the\s+)?" + ROLE)),
     # "My job is stressful now" names no job: only an occupation will do.
@@ -225,7 +225,7 @@ _HOME_AND_WORK = (
                           + ROLE), check=is_occupation),
     Rule("job_title", _rx(I_VE + r"(?:became|(?:got\s+|was\s+|been\s+)?promoted\s+to|retrained as|requalified as|"
                           r"qualified as)\s+(?:an?\s+|the\s+)?" + ROLE), revision=True, check=a_role),
-    Rule("job_title", _rx(IM + r"an?\s+" + ROLE), check=is_occupation),
+    Rule("job_title", _rx(r"(?:" + IM + "|" + IM_OR_BEEN + _FOR_YEARS + r")an?\s+" + ROLE), check=is_occupation),
     # Without the article ("I am teacher", second-language English) only a known occupation will do.
     Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>[a-z]+)(?=\s*(?:$|[,.!]|\s+(?:now|at|in|for(?!\s+(?:my|his|her)\b))"
                           r"\b))"), check=one_of(OCCUPATIONS)),

@@ -10,6 +10,7 @@ instead ("rebranded the podcast, it's Early Birds from now on") sets that thing'
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from engram_core.adapters.offline.checks import could_be_a_name
 from engram_core.core.model import Cardinality, FactDraft
@@ -105,8 +106,8 @@ def _new_surname(sentence: str, subject: str, display: str) -> list[FactDraft]:
 
 # "Got married on Saturday!! I'm officially Sarah Okafor", "hyphenated after the wedding, so it's Emma
 # Fitzgerald-Brooks on everything": a full name said after what changes one. "my maiden name, Desai": a surname.
-_NAME_CHANGE_CUE = re.compile(r"\b(?:married|wedding|hitched|divorce\w*|hyphenated|deed\s+poll|changed\s+my\s+name|"
-                              r"(?:legal|new)\s+name)\b", re.I)
+_NAME_CHANGE_CUE = re.compile(r"\b(?:married|wedding|honeymoon|hitched|divorce\w*|hyphenated|deed\s+poll|"
+                              r"changed\s+my\s+name|(?:legal|new)\s+name|legally)\b", re.I)
 _FULL_NAME_NOW = re.compile(r"\b(?:I'm|I\s+am|it's|its|it\s+is)\s+(?:now\s+)?(?:officially\s+)?"
                             r"(?P<name>(?-i:[A-Z][\w'-]+)\s+(?-i:[A-Z][\w'-]+))(?=\s*(?:$|[,.!;)]|(?:now|these\s+days|"
                             r"officially|on\s+(?:everything|paper|my\s+\w+)|from\s+now\s+on)\b))")
@@ -142,3 +143,18 @@ def rename_facts(sentence: str, subject: str, display: str, lowercase: bool, mes
         if m and m.group("new").strip(" .,'").lower() not in ("it", "now", "a", "the"):
             found.append(_draft(m, predicate, subject, display))
     return found
+
+
+def both_names(drafts: tuple[FactDraft, ...]) -> tuple[FactDraft, ...]:
+    """"my name is Nguyen Van An but please call me Andy": a full name and the one used, said together, are
+    one name held (the second would otherwise replace the first in the single name slot)."""
+    names = [d for d in drafts if d.predicate == "name" and not d.negated and not d.revision]
+    if len(names) != 2 or names[0].subject != names[1].subject:
+        return drafts
+    full, used = names
+    if used.tentative or used.object.lower() in full.object.lower() or full.object.lower() in used.object.lower():
+        return drafts  # a name others use ("everyone calls me Dave") never replaced the name held anyway
+    display = full.statement.split("'s name is ", 1)[0]
+    held = replace(full, object=f"{full.object} (goes by {used.object})",
+                   statement=f"{display}'s name is {full.object}, and they go by {used.object}.")
+    return tuple(held if d is full else d for d in drafts if d is not used)

@@ -1,12 +1,11 @@
 """Whose statement a clause is, and whether it says what is true now (pure).
 
-Before any extraction rule runs, each clause is placed. A question, a hypothetical or
-wish, the past, and words quoted or reported from someone else say nothing about the
-user's present, so they are skipped: the message is still kept as an episode, it just
-makes no belief. A clause about another person ("my sister lives in Porto", "Priya
-moved to Sydney", "she's at Oakwood now") is rewritten as that person's own first-person
-statement, so the same rules read it and the facts get that person as their subject.
-A clause whose subject is left out ("Just moved to Madrid!") gets its "I" back.
+Before any extraction rule runs, each clause is placed. A question, a hypothetical or wish, the past, and
+words quoted or reported from someone else say nothing about the user's present, so they are skipped: the
+message is still kept as an episode, it just makes no belief. A clause about another person ("my sister
+lives in Porto", "Priya moved to Sydney", "she's at Oakwood now") is rewritten as that person's own
+first-person statement, so the same rules read it and the facts get that person as their subject. A clause
+whose subject is left out ("Just moved to Madrid!") gets its "I" back.
 """
 
 from __future__ import annotations
@@ -331,9 +330,10 @@ _A_VERB_NEXT = re.compile(r"\s+(?:was|were|is|isn'?t|wasn'?t|didn'?t|doesn'?t|di
                           re.I)
 
 
-# "Love the colours!", "Enjoy your day!", "Love and acceptance ...": praise of what is shown, a wish for
-# the listener, a noun: none of them says what the speaker likes.
-_NOT_A_LIKING = re.compile(r"\s*(?:the|this|that|these|those|all|your|you|how|it|and|or|seeing)\b", re.I)
+# "Love the colours!", "Enjoy your day!", "Love and acceptance ...", "like 20km max": praise of what is shown, a
+# wish for the listener, a noun, a filler before an amount: none of them says what the speaker likes.
+_NOT_A_LIKING = re.compile(r"\s*(?:(?:the|this|that|these|those|all|your|you|how|it|and|or|seeing|under|over|around|"
+                           r"about|maybe|max|literally|idk|i|im|so|super|when|if|half|twice)\b|\d)", re.I)
 _LIKING_VERBS = frozenset({"love", "like", "enjoy", "hate"})
 
 

@@ -305,7 +305,7 @@ _PEOPLE_AND_DIETS = (
     Rule("diet", _rx(r"\bback\s+to\s+(?P<obj>(?:normal|regular)\s+(?:eating|food|meals))\b"), revision=True,
          first_person=False, template="{d} is back to {o}."),
     # "I'm eating meat again": a food taken back, which ends a diet that leaves it out (``ledger``).
-    Rule("eats", _rx(IM + r"(?:back\s+to\s+)?eating\s+(?P<obj>[\w ]+?)\s+again\b"), revision=True),
+    Rule("eats", _rx(IM_OR_BEEN + r"(?:back\s+to\s+)?eating\s+(?P<obj>[\w ]+?)\s+again\b"), revision=True),
     # "Ana and I divorced last year", "I split up with Tom": the partner named is no longer one; the
     # negation retires whichever held fact names them (a wife, a boyfriend), and no other.
     Rule("relationship_status", _rx(r"(?:^|[,;]\s*)(?:so\s+|and\s+)?(?P<obj>(?-i:[A-Z][a-z'-]+))\s+and\s+I\s+"
@@ -374,8 +374,8 @@ _PEOPLE_AND_DIETS = (
     Rule("likes", _rx(r"\bno\s+more\s+" + OBJ), negated=True, revision=True, tentative=True, first_person=False),
     # "Jazz doesn't do it for me anymore", "running's over for me": a liking ended, the thing named first.
     Rule("likes", _rx(r"^(?:(?:so|and|but|well|sadly|honestly)\s+)*(?P<obj>[\w' -]+?)\s+"
-                      r"(?:(?:just|really|simply|honestly|totally|kinda|somehow)\s+)?(?:doesn't|does\s+not|don't|"
-                      r"do\s+not|no\s+longer)\s+(?:really\s+)?do(?:es)?\s+it\s+for\s+me\b"),
+                      r"(?:(?:just|really|simply|honestly|totally|kinda|somehow)\s+)?(?:(?:doesn't|does\s+not|don't|do\s+not|no\s+"
+                      r"longer)\s+(?:really\s+)?do(?:es)?|(?:isn't|aren't|is\s+not|are\s+not)\s+doing)\s+it\s+for\s+me\b"),
          negated=True, revision=True, tentative=True, first_person=False),
     Rule("likes", _rx(r"(?:^|[,;]\s*|\b(?:so|and|but|because|now)\s+)(?P<obj>[\w'-]+(?:\s+[\w'-]+){0,2}?)"
                       r"(?:'s|\s+is|\s+are)\s+(?:now\s+)?over\s+for\s+me\b"),

@@ -1,0 +1,93 @@
+"""Changes said in plain words: a first week in a new post, a contract signed, a name the court gave, a diet
+kept "now", a liking that "isn't doing it for me", a relative named by a name ending in "s"; and chat words
+that only look like a fact ("like 20km max", "im in leeds rn")."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import told
+
+from engram_core.adapters.offline.heuristics import extract_facts
+from engram_core.core.stopping import ended_values, stopping_sentences
+from engram_core.core.words import meaning
+
+pytestmark = pytest.mark.both_stores
+
+
+def _read(text: str) -> set[tuple[str, str, str]]:
+    return {(f.subject, f.predicate, f.object) for f in extract_facts(text) if not f.tentative and not f.negated}
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("First week as a junior architect and the drawings never stop", ("user", "job_title", "junior architect")),
+    ("guess who got the night manager spot!!", ("user", "job_title", "night manager")),
+    ("Good news: now I am the kitchen manager, the old one retired.", ("user", "job_title", "kitchen manager")),
+    ("I'm now the team lead, which is new for me", ("user", "job_title", "team lead")),
+    ("Since March I've been working as a school nurse, no more ward rounds", ("user", "job_title", "school nurse")),
+    ("I've been a court reporter for about six years, mostly civil cases.", ("user", "job_title", "court reporter")),
+    ("My traineeship is over and I have signed a contract with Thales, I start in May.", ("user", "works_at", "Thales")),
+    ("the judge signed it, im legally jun now", ("user", "name", "jun")),
+    ("Four weeks vegan now and I feel great", ("user", "diet", "vegan")),
+    ("I've been eating fish again since the summer", ("user", "eats", "fish")),
+    ("so now I eat again chicken and eggs.", ("user", "eats", "chicken")),
+    ("i live in leeds rn", ("user", "lives_in", "leeds")),
+    ("omg i love ramen sm", ("user", "likes", "ramen")),
+])
+def test_a_change_in_plain_words_is_read(text, found):
+    assert found in _read(text), _read(text)
+
+
+@pytest.mark.parametrize("text", [
+    "I'm the driver today, so no wine for me",
+    "I'm the photographer for my cousin's wedding on Saturday",
+    "Now I am the nurse for my mum, she broke her hip",
+    "I'm legally blind now, so reading is hard",
+    "I'm with Dave since March and it's going well",
+    "like under 40 bucks",
+    "like 20km max",
+])
+def test_what_only_looks_like_a_post_a_name_or_a_liking_is_none(text):
+    assert not {(p, o) for _, p, o in _read(text) if p in ("job_title", "name", "works_at", "likes")}, _read(text)
+
+
+def test_a_duration_is_no_employer():
+    said = _read("I've been a nurse for 12 years at St Mary's")
+    assert ("user", "job_title", "nurse") in said and not any(p == "works_at" for _, p, _ in said), said
+
+
+@pytest.mark.parametrize(("text", "thing"), [
+    ("Honestly sci-fi just isn't doing it for me lately, too much shouting", {"sci-fi"}),
+    ("Long weekends away aren't my thing anymore, I think.", {"weekends away"}),
+    ("I don't enjoy padel anymore, my elbow hates it. Now I prefer to swim.", {"padel"}),
+    ("I'm done with wine for good, what are some nice alcohol-free drinks?", {"wine"}),
+])
+def test_a_liking_ended_in_other_words_names_what_ended(text, thing):
+    said, thing = stopping_sentences(text), meaning(" ".join(thing))
+    assert said and any(thing <= words for words in ended_values(said)), (said, ended_values(said))
+
+
+@pytest.mark.parametrize("text", ["So you quit smoking, what was that like?", "Did you quit, what happened?",
+                                  "I'm done with work for today, any film ideas?"])
+def test_a_question_or_a_day_ended_stops_nothing(text):
+    assert stopping_sentences(text) == "", stopping_sentences(text)
+
+
+def test_with_minilm_a_liking_that_is_not_doing_it_anymore_leaves_the_block(clock, minilm):
+    with told(clock, minilm, "I'm obsessed with zombie films, the bloodier the better",
+              "Honestly zombie films just aren't doing it for me lately, I get nightmares.") as (engine, beliefs):
+        block = engine.recall("Pick a film for me tonight?", 256, reinforce=False).block
+    assert "the bloodier the better" not in block, block
+    assert beliefs.get("user likes: zombie films") is not True, beliefs
+
+
+def test_with_minilm_no_restrictions_anymore_ends_a_diet(clock, minilm):
+    with told(clock, minilm, "I have to eat gluten-free for now, my doctor suspects coeliac.",
+              "Good news, the tests were clear, so I have no restrictions anymore!") as (_, beliefs):
+        assert beliefs.get("user diet: gluten-free") is False, beliefs
+
+
+def test_with_minilm_a_relative_named_by_a_name_ending_in_s_is_the_relative(clock, minilm):
+    with told(clock, minilm, "My brother Marcus is a plumber in Hull.",
+              "Marcus quit plumbing and he's now working as a tattoo artist.") as (_, beliefs):
+        assert beliefs.get("brother job_title: tattoo artist") is True, beliefs
+        assert beliefs.get("brother job_title: plumber") is not True, beliefs
