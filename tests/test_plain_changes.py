@@ -91,3 +91,17 @@ def test_with_minilm_a_relative_named_by_a_name_ending_in_s_is_the_relative(cloc
               "Marcus quit plumbing and he's now working as a tattoo artist.") as (_, beliefs):
         assert beliefs.get("brother job_title: tattoo artist") is True, beliefs
         assert beliefs.get("brother job_title: plumber") is not True, beliefs
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("Also, earlier you wrote that I work at 'Tesko' in your summary, it's Tesco, nothing changed.", set()),
+    ("you said I live in Paris but that was my sister", set()),
+    ("I'm Ola, I live in Gdynia and we bought a small flat near Kosciuszki square last year.",
+     {("user", "lives_in", "Gdynia")}),
+    ("love board games, hate karaoke, weird combo i know", {("user", "likes", "board games")}),
+    ("I don't like cold showers, never have", {("user", "dislikes", "cold showers")}),
+    ("like retire there and do nothing lol", set()),
+])
+def test_the_assistants_words_a_landmark_and_a_remark_are_no_facts(text, kept):
+    said = {f for f in _read(text) if f[1] in ("works_at", "lives_in", "likes", "dislikes")}
+    assert said == kept, said

@@ -1,10 +1,9 @@
 """The offline "LLM": deterministic heuristics for importance, extraction, adjudication,
 gists, dream proposals and a templated reply (pure: no I/O, no clock, no randomness).
 
-Extraction is rule-based (see ``patterns``): a message is split into
-sentences and clauses; questions, hypotheticals and reported speech are skipped;
-each clause runs through the rule table, and a clause that only matches once its
-negation is removed yields a negated fact ("I no longer eat meat").
+Extraction is rule-based (see ``patterns``): a message is split into sentences and clauses; questions,
+hypotheticals and reported speech are skipped; each clause runs through the rule table, and a clause that
+only matches once its negation is removed yields a negated fact ("I no longer eat meat").
 """
 
 from __future__ import annotations
@@ -47,7 +46,8 @@ QUESTION_START = re.compile(
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|suppose|supposing|imagine|hypothetically|pretend|wish|wished|unless|whether|would|wouldn't|"
     r"could|couldn't|might|maybe|perhaps|probably)\b|\b(?:I|we|you)'d\b", re.I)
-_REPORTED = re.compile(r"\b(?:he|she|they|someone|somebody)\s+(?:said|says|told|tells|thinks|claims)\b", re.I)
+_REPORTED = re.compile(r"\b(?:(?:he|she|they|someone|somebody)\s+(?:said|says|told|tells|thinks|claims)|you\s+(?:wrote|"
+                       r"put|listed|said|thought|assumed|have\s+me\s+(?:as|at|in))\s+(?:that\s+)?I)\b", re.I)
 FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|Im|me|my|mine|we|we're|our|us)\b", re.I)
 
 # -- drafting ------------------------------------------------------------------------

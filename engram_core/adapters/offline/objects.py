@@ -60,7 +60,7 @@ _JUNK_OBJECTS = frozenset("it that this these those them him her you anything no
     "all of them"}
 # A list item that starts with a verb is the next thought ("I love chocolate, eat it every day"), not a value.
 _JUNK_FIRST = frozenset("it it's its it'd it'll that's that this you what when why who where if whether because "
-                        "and or but as is for love like enjoy neither none "
+                        "and or but as is for love like enjoy hate dislike loathe weird neither none never "
                         "eat drink go do "
                         "play have get feel feeling felt am was were "
                         "make take see watch listen better worse well nicely fine quickly slowly okay ok "

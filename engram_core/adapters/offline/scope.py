@@ -330,10 +330,10 @@ _A_VERB_NEXT = re.compile(r"\s+(?:was|were|is|isn'?t|wasn'?t|didn'?t|doesn'?t|di
                           re.I)
 
 
-# "Love the colours!", "Enjoy your day!", "Love and acceptance ...", "like 20km max": praise of what is shown, a
-# wish for the listener, a noun, a filler before an amount: none of them says what the speaker likes.
+# Praise ("Love the colours!"), a wish ("Enjoy your day!"), a noun, chat filler ("like 20km max"): no liking.
 _NOT_A_LIKING = re.compile(r"\s*(?:(?:the|this|that|these|those|all|your|you|how|it|and|or|seeing|under|over|around|"
-                           r"about|maybe|max|literally|idk|i|im|so|super|when|if|half|twice)\b|\d)", re.I)
+                           r"about|maybe|max|literally|idk|i|im|so|super|when|if|half|twice|retire|go|do|be|get|"
+                           r"make|take)\b|\d)", re.I)
 _LIKING_VERBS = frozenset({"love", "like", "enjoy", "hate"})
 
 

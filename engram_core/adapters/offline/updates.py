@@ -111,7 +111,9 @@ _HOME = (
                          r"sold\s+the\s+house)\b)"
                          r"(?!.*\b(?:trip|holiday|vacation|weekend|airbnb|hotel|visit\w*|staying|stayed)\b).*?"
                          r"\b(?:my|our|the|a|an)\s+" + _HOME_KIND + r"\s+(?:in|outside|near)\s+"
-                         r"(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))"), revision=True, first_person=False),
+                         r"(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\b(?!\s+(?:park|station|square|street|road|"
+                         r"lake|river|beach|gardens?|market|airport|stadium|campus|university|hospital)\b)"),
+         revision=True, first_person=False),  # "a small flat near Lužánky park": a landmark, not the town
     # "I'm in a flat in Limerick now", "Dad's in a care home in Limerick now": a home said to be new.
     Rule("lives_in", _rx(_BE + r"(?:now\s+)?in\s+(?:a|an|my|our|the)\s+" + _HOME_KIND + r"\s+(?:in|near|outside)\s+"
                          r"(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))(?=\s+(?:now|these\s+days)\b)"),
@@ -167,14 +169,13 @@ _HOME = (
                          r"in\s+" + OBJ), check=capitalised),
     # "moved over to Leeds General as a nurse" is a new job, not a home.
     Rule("lives_in", _rx(WE + r"(?:moved|relocated)\s+(?:up|over|down|back|out|across|away)\s+to\s+"
-                         r"(?![^,;!?]*\bas\s+an?\s)"
-                         + OBJ),
+                         r"(?![^,;!?]*\bas\s+an?\s)" + OBJ),
          revision=True, check=lambda o: capitalised(o) and not _organisation(o) and not workplace(o)),
     Rule("lives_in", _rx(WE + r"settled\s+in\s+" + OBJ + r"(?=.*\b(?:for good|home|now|settled)\b|$)"),
          revision=True, check=capitalised),
     # "landed in Rome" is a flight, unless it says it is for good ("landed in Lisbon for good")
-    Rule("lives_in", _rx(WE + r"landed\s+in\s+" + OBJ + r"(?=.*\b(?:for good|home|settled)\b)"),
-         revision=True, check=capitalised),
+    Rule("lives_in", _rx(WE + r"landed\s+in\s+" + OBJ + r"(?=.*\b(?:for good|home|settled)\b)"), revision=True,
+         check=capitalised),
     Rule("lives_in", _rx(_BE + r"(?:now\s+)?(?:living\s+|staying\s+|settled\s+)?in\s+" + OBJ
                          + r"(?=\s+now\b|\s+these days\b|\s+for good\b)" + _NOT_STAYING), revision=True,
          check=capitalised),
@@ -283,8 +284,7 @@ _NAMES_OF_THINGS = (
     Rule("{thing}_name", _rx(r"\bchanged\s+(?:the|my|our)\s+" + _THINGS + r"(?:'s)?\s+name\s+to\s+" + OBJ),
          revision=True, first_person=False, check=capitalised),
     Rule("{thing}_name", _rx(r"\b(?:the|my|our)\s+" + _THINGS + r"(?:\s+(?!(?:my|his|her|their|our)\b)[\w-]+){0,4}?"
-                             r"\s+(?:is\s+)?called\s+"
-                             + name(digits=True)), first_person=False),
+                             r"\s+(?:is\s+)?called\s+" + name(digits=True)), first_person=False),
 )
 
 # "he got a tesla model 3": a car bought is one driven, known by its make (whatever its case).
