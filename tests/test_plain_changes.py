@@ -8,6 +8,8 @@ import pytest
 from conftest import told
 
 from engram_core.adapters.offline.heuristics import extract_facts
+from engram_core.core.asked import asked_slots, states
+from engram_core.core.broad_slots import slots_named_broadly
 from engram_core.core.stopping import ended_values, stopping_sentences
 from engram_core.core.words import meaning
 
@@ -105,3 +107,28 @@ def test_with_minilm_a_relative_named_by_a_name_ending_in_s_is_the_relative(cloc
 def test_the_assistants_words_a_landmark_and_a_remark_are_no_facts(text, kept):
     said = {f for f in _read(text) if f[1] in ("works_at", "lives_in", "likes", "dislikes")}
     assert said == kept, said
+
+
+def test_a_question_of_level_asks_the_trade():
+    assert "occupation" in asked_slots("what level am i at work")
+
+
+@pytest.mark.parametrize(("text", "slot"), [
+    ("week 2 at Zalando and nobody has booked a pointless meeting yet", "employer"),
+    ("My contract ended and I have signed a contract with Thales, I start already three weeks ago.", "employer"),
+    ("I decided to drop the English name at work. Now everyone calls me Jun, my real name.", "name"),
+    ("the court approved it, im legally jun now", "name"),
+])
+def test_a_slot_stated_in_plain_words_is_read_at_recall(text, slot):
+    assert states(text, slot), slots_named_broadly(text)
+
+
+def test_a_preposition_names_no_thing():
+    assert not any(s.startswith("name:") for s in slots_named_broadly("I make my internship in Airbus, in Toulouse."))
+
+
+def test_with_minilm_a_new_workplace_said_by_its_week_leaves_the_old_one_out(clock, minilm):
+    with told(clock, minilm, "ugh, Monday. another week at Deloitte", "what's a quick lunch I can meal prep?",
+              "week 3 at Zalando and nobody has booked a single pointless meeting, bliss") as (engine, _):
+        block = engine.recall("Where do I work?", 256, reinforce=False).block
+    assert "Zalando" in block and "Deloitte" not in block, block

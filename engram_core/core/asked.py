@@ -39,7 +39,7 @@ _ASKED: dict[str, re.Pattern[str]] = {
     "home": re.compile(r"\b(?:live[sd]?|living|based|home|reside[sd]?|residing|city|town|country)\b", re.I),
     "employer": re.compile(r"\b(?:work(?:s|ing)?(?!\s+(?:as|out|on|shifts?|hours|nights|days|weekends|lates|from)\b)|"
                            r"employer|company|firm|job|hospital|hotel|bank|restaurant|shop|store)\b", re.I),
-    "occupation": re.compile(r"\b(?:job|title|role|position|occupation|profession|work(?:s|ing)?\s+as|"
+    "occupation": re.compile(r"\b(?:job|title|role|position|level|rank|occupation|profession|work(?:s|ing)?\s+as|"
                              r"do\s+for\s+(?:a\s+)?(?:living|work)|what\s+(?:do|does)\s+(?:I|my\s+\w+)\s+do)\b", re.I),
     "name": re.compile(r"\b(?:name|surname|nickname|call|called|go\s+by|address)\b", re.I),
     "diet": re.compile(r"\b(?:diet|dietary|eat|eats|eating|vegan|vegetarian|meat|restrictions?)\b", re.I),
@@ -96,6 +96,9 @@ _CALLED_BY_OTHERS = re.compile(r"\b(?:my\s+\w+|friends|family|everyone|everybody
 _REQUEST = re.compile(r"\b(?:you|please|pls|plz)\b", re.I)
 # Not said in earnest ("my friends call me Professor as a joke"), or said not to hold ("they offered me the
 # Mediterranean menu, but I don't take it"; a "no longer", "anymore" or "now" beside it is a change, not that).
+# A start some weeks ago is now: "I have signed a contract with Safran, I start already two weeks ago".
+_RECENT_START = re.compile(r"\b(?:start\w*|began|begun|joined|moved|signed)\b[^.!?]*\b(?:(?:\w+\s+)?(?:days?|weeks?|"
+                           r"months?)|a\s+(?:week|month))\s+ago\b", re.I)
 _JEST = re.compile(r"\b(?:jok\w*|teas\w*|kidding|jk|j/k|sarcastic\w*|ironic\w*)\b", re.I)
 # A trade said in a figure of speech or for a day: "I'm such a chef tonight", "basically a referee at this point".
 _FIGURATIVE = re.compile(r"\b(?:basically|practically|literally|such\s+an?|like\s+an?|kind\s+of|kinda|sort\s+of|"
@@ -201,7 +204,8 @@ def _bare(asked: str, slots: Collection[str]) -> bool:
 def states(text: str, slot: str) -> bool:
     """Whether a text says the slot's value as so now: a clause that names the slot and a value, and is no
     question, no mere thought, no one else's words, not the past, not in jest and not denied."""
-    if slot == "name" and _CALLED_BY_OTHERS.search(text) and not _REQUEST.search(text):
+    if slot == "name" and _CALLED_BY_OTHERS.search(text) and not _REQUEST.search(text) \
+            and not re.search(r"\bnow\b", text, re.I):  # "Now everyone call me Wei": the name one took
         return False
     return any(_of_the_slot(slot, named_broadly_in(clause), clause) and _says_a_value(clause, slot, text)
                for clause in _clauses(text) if _earnest(clause, slot) and not (slot == "home" and _STAY.search(clause)))
@@ -223,7 +227,7 @@ def _earnest(clause: str, slot: str) -> bool:
     if clause.rstrip().endswith("?") or _NOT_YET.search(_POLITE.sub(" ", clause)) or _FICTION.search(clause) \
             or _OFFERED.search(clause) \
             or _REPORTED.search(clause) \
-            or _PAST.search(clause) or _JEST.search(clause) \
+            or (_PAST.search(clause) and not _RECENT_START.search(clause)) or _JEST.search(clause) \
             or (_DIET_THING.search(clause) and not _EATS_IT.search(clause)) \
             or (ADDITIVE_CUE.search(clause) and not slot.startswith(_VALUED_BY_WORD + ("diet",))) \
             or (_DENIED.search(clause) and not _CHANGED.search(clause)) \

@@ -38,7 +38,9 @@ _NAMED_BROADLY: dict[str, re.Pattern[str]] = {
     "employer": re.compile(r"\b(?:(?:I'm|I\s+am|im|I've\s+been|I\s+have\s+been)\s+(?:now\s+)?(?:with|at)\s+"
                            r"(?:(?-i:[A-Z])|(?:an?\s+)(?:[\w-]+\s+){0,2}?(?:agency|company|firm|startup|start-up|studio|consultancy|"
                            r"fintech)\b)|onboarding|"
-                           r"first\s+(?:day|week|month)\s+(?:at|with)|new\s+(?:boss|colleagues|co-?workers|"
+                           r"(?:first|second|third|1st|2nd|3rd)\s+(?:day|week|month)\s+(?:at|with)|"
+                           r"(?:day|week|month)\s+(?:\d+|one|two|three|four|five)\s+(?:at|with)\s+(?-i:[A-Z])|"
+                           r"signed\s+(?:a|the|my)\s+(?:\w+\s+)?contract\s+with|internship|new\s+(?:boss|colleagues|co-?workers|"
                            r"workmates|manager|office)|signed\s+with|offer\s+letter|badge|retired\b|retirement)", re.I),
     # What one works as, said without "work as": a title, a post, "I'm now a head chef", "made me manager".
     "occupation": re.compile(
@@ -48,6 +50,8 @@ _NAMED_BROADLY: dict[str, re.Pattern[str]] = {
         + _TRADES + r")|\bas\s+(?:an?\s+|the\s+)?" + _WORDS + _TRADES + r"|"
         r"(?:'s|\bis)\s+(?:now\s+|finally\s+)?(?:an?\s+|the\s+)?" + _WORDS + _TRADES + r"|"
         r"retired|retirement)\b", re.I),
+    # A name the law gives one: "court approved it, im legally wren now".
+    "name": re.compile(r"\b(?:legally\s+[\w'-]+\s+now|deed\s+poll)\b", re.I),
     # The school a child goes to, said by its going: "my son is now going to Greenfield", "got admission in".
     "school": re.compile(r"\b(?:got\s+(?:an?\s+)?admission|enroll?ed|(?:goes|going|go|went)\s+to\s+(?-i:[A-Z])|"
                          r"transferred\s+to|start(?:s|ed|ing)?\s+(?:at|in)\s+[\w\s]{0,30}?(?:school|primary|"
@@ -118,12 +122,12 @@ def named_broadly_in(said: str) -> frozenset[str]:
     return _named_in(said) | _drop_none(
         _favourite_slot(said, m) if slot == "favourite" else _slot_of(slot, said, m)
         for slot, words in _NAMED_BROADLY.items() for m in words.finditer(said)) \
-        | {_slot("name", _relation(m.group("thing").lower())) for m in _NAMED_THING.finditer(said)}
+        | {_slot("name", _relation(m.group("thing").lower())) for m in _NAMED_THING.finditer(said)
+           if m.group("thing").lower() not in _NOT_A_KIND}  # "my internship in Airbus" names no thing "in"
 
 
 def may_name_broadly(text: str, slots: Iterable[str]) -> bool:
     """Whether a raw text may speak of one of the slots in the broad words alone: a quick look before
     ``slots_named_broadly`` (the full reading of 400 candidates on first sight was 35 ms of a recall)."""
-    return any(words.search(text) is not None for slot in slots
-               if (words := _NAMED_BROADLY.get(slot.split(":")[0], _NAMED_THING if slot.startswith("name") else None))
-               is not None)
+    return any(((words := _NAMED_BROADLY.get(slot.split(":")[0])) is not None and words.search(text) is not None)
+               or (slot.startswith("name") and _NAMED_THING.search(text) is not None) for slot in slots)
