@@ -117,7 +117,7 @@ def test_a_question_of_level_asks_the_trade():
     ("week 2 at Zalando and nobody has booked a pointless meeting yet", "employer"),
     ("My contract ended and I have signed a contract with Thales, I start already three weeks ago.", "employer"),
     ("I decided to drop the English name at work. Now everyone calls me Jun, my real name.", "name"),
-    ("the court approved it, im legally jun now", "name"),
+    ("ok its done!! court approved it, im legally jun now", "name"),
 ])
 def test_a_slot_stated_in_plain_words_is_read_at_recall(text, slot):
     assert states(text, slot), slots_named_broadly(text)
