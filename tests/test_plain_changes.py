@@ -132,3 +132,37 @@ def test_with_minilm_a_new_workplace_said_by_its_week_leaves_the_old_one_out(clo
               "week 3 at Zalando and nobody has booked a single pointless meeting, bliss") as (engine, _):
         block = engine.recall("Where do I work?", 256, reinforce=False).block
     assert "Zalando" in block and "Deloitte" not in block, block
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("Since I joined Mollie in the spring the weekly report is gone but there's a new deck for people who want "
+     "to argue about every number.", ("user", "works_at", "Mollie")),
+    ("Big news: I've been doing junior design work at a small studio called Fern & Finch for a month.",
+     ("user", "works_at", "Fern & Finch")),
+    ("A client offered me an in-house role, and I'm now their community manager.", ("user", "job_title",
+                                                                                  "community manager")),
+    ("My son finished his studies and now he works like a nurse in a clinic in Graz.", ("son", "job_title", "nurse")),
+    ("After a lot of back and forth, Dad sold the house and he's now living in a small flat in Whitby.",
+     ("father", "lives_in", "Whitby")),
+])
+def test_a_change_inside_a_long_or_second_language_sentence_is_read(text, found):
+    assert found in _read(text), _read(text)
+
+
+def test_working_like_something_is_no_trade():
+    assert not any(p == "job_title" for _, p, _ in _read("I work like a dog these days"))
+
+
+@pytest.mark.parametrize(("old", "new", "query", "gone"), [
+    ("my nan turns 90 next wk, help me w a card", "lol correction shes turning 91, my dad just reminded me",
+     "how old is my nan turning?", "90"),
+    ("Dinner with my cousin in Porto on Friday, where should we go?", "ugh sorry it's Braga, not the other one",
+     "Where am I having dinner with my cousin?", "Porto"),
+    ("My new manager is called Mr. Osei and I have to write him a hello email.",
+     "Sorry, I checked his email again, his name is Mr. Mensah. I confused him with another person.",
+     "What's my manager's name?", "Osei"),
+])
+def test_with_minilm_a_value_set_right_leaves_the_block(clock, minilm, old, new, query, gone):
+    with told(clock, minilm, old, new) as (engine, _):
+        block = engine.recall(query, 256, reinforce=False).block
+    assert gone not in block, block

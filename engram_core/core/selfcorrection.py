@@ -31,7 +31,8 @@ SELF_CORRECTION = re.compile(
     r"(?:made|make|makes)\s+(?:a\s+|one\s+)?mistake|mixed\s+(?:\w+\s+)?up|"
     r"told\s+you\s+(?:the\s+)?wrong|wrong\s+(?:thing|name|date|number|day|one|year|age|month|week|time|street|"
     r"address|city|spelling|floor|room|gate|flight)|misspel\w*|misspoke|miscount\w*|"
-    r"scratch\s+that|had\s+(?:the|my)\s+\w+\s+(?:\w+\s+)?wrong)\b", re.I)
+    r"scratch\s+that|had\s+(?:the|my)\s+\w+\s+(?:\w+\s+)?wrong|not\s+the\s+other\s+one|"
+    r"I\s+(?:got\s+)?confused\s+(?:it\s+|them\s+|him\s+|her\s+)?with)\b", re.I)
 # Softer words: they set right only an older episode saying a different value of the shape they say anew.
 SOFT_CORRECTION = re.compile(
     r"^\W*(?:small\s+|quick\s+|one\s+)?(?:fix|erratum)\s*:|"
@@ -45,6 +46,10 @@ SOFT_CORRECTION = re.compile(
 CORRECTED_SIMILARITY = 0.45  # how close the older episode must be to the message that sets it right
 SWAPPED_SIMILARITY = 0.38  # closer to it than that when the two say different values of one shape
 RESPELLED_SIMILARITY = 0.25  # and when the new name respells the old ("Thomson", then "Thompson with a p")
+# The speaker's previous message, said to be wrong in so many words and given a value of the same shape anew, is
+# set right however far in meaning: a short reply shares little ("Dinner in Porto on Friday, where should we go?",
+# then "ugh sorry it's Braga, not the other one": 0.07).
+PREVIOUS_SIMILARITY = 0.0
 RESPELLED_RATIO = 0.7  # how alike two spellings of one name are (difflib's ratio)
 # A health fact is never set right by a guess at what was meant: the person says so in words that name it.
 NEVER_CORRECTED = re.compile(r"^(?:not:|allergy|intolerance|medical_condition)")
@@ -93,9 +98,11 @@ def _recounted(old: str, new: str) -> set[str]:
 
 
 def _saying_anew(old: str, new: str) -> str:
-    """The sentences of ``new`` that say a value ``old`` does not: whom the correction is about."""
+    """The clauses of ``new`` that say a value ``old`` does not: whom the correction is about ("correction hes
+    turning 88, my mum just yelled at me" is about him, not the mum)."""
     held = {v for values in _typed(old).values() for v in values}
-    return " ".join(s for s in _SENTENCE_ENDS.split(new) if any(v not in held for vs in _typed(s).values() for v in vs))
+    return " ".join(c for s in _SENTENCE_ENDS.split(new) for c in re.split(r",\s+", s)
+                    if any(v not in held for vs in _typed(c).values() for v in vs))
 
 
 def sets_something_right(text: str) -> bool:
@@ -188,7 +195,7 @@ def corrected(text: str, older: Sequence[tuple[Memory, float, Sequence[Belief]]]
         if whom and not same_people(people_of(memory.text), whom):
             continue  # "My brother lives in Leeds.", then "oops, my sister lives in York"
         gone = swapped_values(memory.text, said)
-        least = RESPELLED_SIMILARITY if memory.id in previous and explicit else SWAPPED_SIMILARITY
+        least = PREVIOUS_SIMILARITY if memory.id in previous and explicit else SWAPPED_SIMILARITY
         if _respelled(gone, said):
             least = 0.0 if memory.id in previous else RESPELLED_SIMILARITY
         if gone and len(kept) == len(beliefs) and cosine >= least:

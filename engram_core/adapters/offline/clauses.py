@@ -10,7 +10,7 @@ from engram_core.adapters.offline.patterns import DIETS, FAVOURED
 from engram_core.adapters.offline.scope import Person, person_for
 
 _SUBJECT_AHEAD = (r"(?=(?:I|I'm|I've|Im|my|we|we're|our|also|he|she|he's|she's|now|left|quit|started|joined|moved|"
-                  r"switched|got|became|stopped|gave|bought|sold|adopted)\b)")
+                  r"switched|got|became|stopped|gave|bought|sold|adopted|there's|there\s+(?:is|are))\b)")
 _CLAUSE_BREAK = re.compile(
     r"\s*;\s*|:\s+(?=(?-i:[A-Z])|(?:my|our|we|he|she|they)\s)|\s+-+\s+"
     r"|,?\s+(?:and|but|so|because|although|though|while|whereas|plus)\s+" + _SUBJECT_AHEAD
@@ -20,7 +20,7 @@ _CLAUSE_BREAK = re.compile(
     r"|,\s+(?=(?:I|I'm|I've|Im|my|we|we're|our|where|what|who|when|why|how|do|does|did|can|could|is|are|"
     r"also|actually|btw|oh|anyway|please|he|she|he's|she's|now|here|today|nowadays|currently|these days|so|"
     r"got|started|joined|moved|switched|left|quit|went|became|landed|bought|picked|prefer|just|vegetarian|vegan|"
-    r"pescatarian|gone|"
+    r"pescatarian|gone|dad|mum|mom|"
     r"keto|paleo|(?:fully|completely|totally|strictly)\s+(?=" + DIETS + r"))\b)",
     re.I)
 

@@ -163,9 +163,18 @@ _JOBS = (
                           r"week\s+(?:one|two|three|\d))\s+as\s+(?:an?\s+|the\s+)?" + _TITLE), revision=True,
          first_person=False, check=is_occupation),
     # "Now I am the restaurant manager", "I'm now the head of sales": a post taken ("I'm the driver today" is none).
-    Rule("job_title", _rx(r"(?:\bnow,?\s+I(?:'m|\s+am|m)\s+|" + IM + r"now\s+)the\s+(?:new\s+)?" + _TITLE
+    Rule("job_title", _rx(r"(?:\bnow,?\s+I(?:'m|\s+am|m)\s+|" + IM + r"now\s+)(?:the|their)\s+(?:new\s+)?" + _TITLE
                           + r"(?!\s+for\s+(?:my|his|her|our|their|the)\b)(?![^,.;!?]*\b(?:today|tonight)\b)"),
          revision=True, check=is_occupation),
+    # "now she works like a doctor in a hospital": "like" for "as" in second-language English, a trade only.
+    Rule("job_title", _rx(r"\bI\s+(?:now\s+)?(?:work|am\s+working|'m\s+working)\s+like\s+(?:an?\s+)?" + ROLE),
+         check=is_occupation),
+    # "I've been doing junior design work at a small studio called Foxglove & Pine": where the work is done.
+    Rule("works_at", _rx(r"\bI(?:'ve|\s+have)?\s+(?:been\s+)?doing\s+(?:[\w-]+\s+){0,3}?work\s+(?:at|for)\s+(?:an?\s+"
+                         r"(?:[\w-]+\s+){0,3}?(?:studio|company|firm|agency|startup|consultancy|practice|clinic|bakery|"
+                         r"restaurant|cafe|shop|charity)\s+(?:called|named)\s+)?(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+(?:&\s+)?"
+                         r"[A-Z][\w'-]*){0,3}))" + _NOT_PAST),
+         revision=True, check=lambda o: not _SCHOOL_WORDS.search(o)),
     # "I have signed a contract with Safran": whom one works for now ("I'm with Dave since March" is no employer).
     Rule("works_at", _rx(_SELF + r"(?:have\s+|'ve\s+)?signed\s+(?:a|an|my|the)\s+(?:new\s+|permanent\s+|full-time\s+|"
                          r"job\s+|work\s+|employment\s+|two-year\s+|one-year\s+)?contract\s+(?:with|at)\s+" + _PLACE

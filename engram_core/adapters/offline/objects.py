@@ -11,7 +11,7 @@ _CUT = re.compile(
 # "a lot of coffee": the coffee, not how much of it.
 _QUANTITY = re.compile(r"^(?:a\s+lot\s+of|lots\s+of|loads\s+of|plenty\s+of|tons\s+of|heaps\s+of|too\s+much|"
                        r"so\s+much)\s+", re.I)
-_CUT_SINGLE = re.compile(r"\s*,.*$|\s+(?:and|&)\s+.*$", re.I)
+_CUT_SINGLE = re.compile(r"\s*,.*$|\s+(?:and\s+|&\s+(?!(?-i:[A-Z]))).*$", re.I)  # "Foxglove & Pine" is one name
 _CUT_BY_PREDICATE = {
     "job_title": re.compile(r"\s+(?:at|for|in|with|from|based|since)\s+.*$", re.I),
     "works_at": re.compile(r"\s+(?:as|in|since)\s+.*$|\s+on\s+(?:the|a|an|my|our)\s+.*$", re.I),
@@ -96,7 +96,12 @@ def clean_object(raw: str, predicate: str, *, single: bool, keep_time: bool = Fa
         text = _CUT_SINGLE.sub("", text)
     cut = _PLACED_EMPLOYER if predicate == "works_at" and _GENERIC.match(text) else _CUT_BY_PREDICATE.get(predicate)
     text = _trim_tails(" ".join((cut.sub("", text) if cut else text).split()), keep_time)
+    text = _HOME_IN.sub("", text) if predicate == "lives_in" else text  # "a retirement flat in Brighton"
     return "" if predicate == "works_at" and _NO_EMPLOYER.search(text) else text
+
+
+_HOME_IN = re.compile(r"^(?:an?|the|my|our|his|her|their)\s+(?:[\w-]+\s+){0,3}?(?:flat|house|home|apartment|place|room|"
+                      r"studio|condo|cottage|bungalow)\s+(?:in|near|outside)\s+(?=(?-i:[A-Z]))", re.I)
 
 
 def _a_clause(obj: str) -> bool:
