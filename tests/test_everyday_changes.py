@@ -44,7 +44,6 @@ def _read(text: str) -> set[tuple[str, str, str]]:
     ("Sis just took an apartment in Braga.", ("sister", "lives_in", "Braga")),
     ("Retrained and working as a paramedic.", ("user", "job_title", "paramedic")),
     ("Took a job at Supercell.", ("user", "works_at", "Supercell")),
-    ("friends started calling me jojo", ("user", "name", "jojo")),
     ("Got married, my last name is Adeyemi.", ("user", "surname", "Adeyemi")),
     ("Doing the DASH diet for my blood pressure.", ("user", "diet", "DASH")),
     ("I am supporting Hibernian from this season.", ("user", "prefers_team", "Hibernian")),
@@ -164,3 +163,8 @@ def test_a_he_after_the_speakers_own_relative_is_still_them():
     assert ("husband", "job_title", "paramedic") in {(f.subject, f.predicate, f.object) for f in found}
     found = extract_facts("my sister and her husband moved, she works at Google now")
     assert ("sister", "works_at", "Google") in {(f.subject, f.predicate, f.object) for f in found}
+
+
+def test_a_name_others_started_using_only_suggests_one():
+    said = [(f.predicate, f.object, f.tentative) for f in extract_facts("friends started calling me jojo")]
+    assert said == [("name", "jojo", True)], said

@@ -166,3 +166,38 @@ def test_with_minilm_a_value_set_right_leaves_the_block(clock, minilm, old, new,
     with told(clock, minilm, old, new) as (engine, _):
         block = engine.recall(query, 256, reinforce=False).block
     assert gone not in block, block
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("My husband Idris changed jobs, he's at Siemens now.", ("husband", "works_at", "Siemens")),
+    ("Kofi called: his company sent him to Accra, he moved last week.", ("kofi", "lives_in", "Accra")),
+    ("My daughter wasn't happy there, so she transfers to the music college in Leipzig.",
+     ("daughter", "studies_at", "Leipzig")),
+    ("gran ditched the diet club, shes doing intermittent fasting now", ("grandmother", "diet", "intermittent fasting")),
+])
+def test_a_relatives_change_in_plain_words_is_read(text, found):
+    assert found in _read(text), _read(text)
+
+
+@pytest.mark.parametrize("text", ["my company sent me to Madrid for a week", "work sent me to Oslo for the conference"])
+def test_a_work_trip_is_no_move(text):
+    assert not any(p == "lives_in" for _, p, _ in _read(text)), _read(text)
+
+
+def test_a_stay_said_after_a_trip_there_only_suggests_a_home():
+    said = [(f.predicate, f.object, f.tentative) for f in
+            extract_facts("I'm in Crete now, the sea is unreal", earlier="flying to Crete for a week tomorrow!!")]
+    assert said == [("lives_in", "Crete", True)], said
+    assert not extract_facts("off to Crete for a week!!")  # a trip, not a liking given up
+
+
+def test_with_minilm_a_stay_after_a_trip_keeps_the_home(clock, minilm):
+    with told(clock, minilm, "I'm Ines, I live in Braga, I teach maths", "off to Crete for a week!!",
+              "I'm in Crete now, the sea is unreal") as (_, beliefs):
+        assert beliefs.get("user lives_in: Braga") is True, beliefs
+
+
+def test_a_nickname_others_started_is_no_name_change():
+    said = [(f.predicate, f.tentative) for f in
+            extract_facts("the lads in the group chat started calling me Skipper, because I booked the minibus.")]
+    assert said == [("name", True)], said

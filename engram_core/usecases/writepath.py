@@ -40,12 +40,14 @@ def assess(rt: Runtime, text: str, speaker: str, occurred_at: datetime, earlier:
 
 
 _HE_OR_SHE = re.compile(r"\b(?:he|she|he's|she's|hes|shes|him|his|her)\b", re.I)
+_HERE_NOW = re.compile(r"\b(?:I'm|I\s+am|im|we're|we\s+are)\s+(?:now\s+)?in\b", re.I)
 
 
 def _earlier(rt: Runtime, obs: Observation, at: datetime) -> str:
     """The speaker's previous message when this one says "he" or "she" (whom it means may be named
-    there: "my daughter plays violin", then "she quit violin"); empty otherwise, with no store read."""
-    if _HE_OR_SHE.search(obs.text) is None:
+    there: "my daughter plays violin", then "she quit violin"), or where the speaker is now (a trip there may
+    be said there: "off to Goa for a week!!", then "I'm in Goa now"); empty otherwise, with no store read."""
+    if _HE_OR_SHE.search(obs.text) is None and _HERE_NOW.search(obs.text) is None:
         return ""
     previous = rt.store.previous_message(obs.role, obs.speaker, at)
     return previous.text if previous is not None else ""

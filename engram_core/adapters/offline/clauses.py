@@ -52,7 +52,7 @@ def clauses(sentence: str) -> list[tuple[str, str]]:
 # Someone named by name as a clause's subject: "On the family front, Marcus left the fire service".
 _NAMED_SUBJECT = re.compile(r"(?:^|,\s*|\b(?:and|but|so)\s+)(?P<name>(?-i:[A-Z][a-z]+))\s+(?:left|quit|moved|"
                             r"started|joined|went|took|became|got|is|was|has|had|says|said|told|decided|switched|"
-                            r"retired|finished|passed)\b")
+                            r"retired|finished|passed|changed|sold|transferred|found|bought|graduated)\b")
 _NOT_SOMEONE = frozenset("I The This That It My Our We He She They There Then Now Today Yesterday Also So And "
                          "But".split())
 

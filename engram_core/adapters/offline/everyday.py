@@ -56,6 +56,11 @@ def _not_a_trip(obj: str) -> bool:
 
 
 _HOMES = (
+    # "his company sent him to Doha, he moved last weekend": a move the employer made.
+    Rule("lives_in", _rx(r"\b(?:company|firm|employer|work|job|bank|boss|agency)\s+(?:has\s+|have\s+|just\s+)?"
+                         r"(?:sent|transferred|posted|relocated|moved)\s+(?:me|us)\s+(?:over\s+|out\s+)?to\s+" + _PLACE
+                         + _NO_TRIP + r"(?![^,;.!?]*\b(?:for\s+(?:a|the|two|three|\d+)\s+(?:weeks?|months?|days?)|"
+                         r"temporar\w*|secondment)\b)"), revision=True, first_person=False, check=_not_a_trip),
     # "I'm a Perth local now": where one lives, said as who one is there.
     Rule("lives_in", _rx(IM + r"(?:now\s+)?(?:an?\s+)?(?:proper\s+|official\s+)?" + _PLACE
                          + r"\s+(?:local|resident)\b"),
@@ -175,6 +180,11 @@ _JOBS = (
                          r"restaurant|cafe|shop|charity)\s+(?:called|named)\s+)?(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+(?:&\s+)?"
                          r"[A-Z][\w'-]*){0,3}))" + _NOT_PAST),
          revision=True, check=lambda o: not _SCHOOL_WORDS.search(o)),
+    # "he transfers to the technical university in Vienna": where one studies now, by its town.
+    Rule("studies_at", _rx(r"\bI\s+(?:have\s+|'ve\s+)?(?:transfer(?:red|s)?|switch(?:ed|es)?|mov(?:ed|es))\s+to\s+"
+                           r"(?:the\s+|a\s+)?(?:[\w-]+\s+){0,3}?(?:university|uni|college|academy|conservatory)\s+"
+                           r"(?:in|of)\s+" + _PLACE),
+         revision=True, first_person=False),
     # "I have signed a contract with Safran": whom one works for now ("I'm with Dave since March" is no employer).
     Rule("works_at", _rx(_SELF + r"(?:have\s+|'ve\s+)?signed\s+(?:a|an|my|the)\s+(?:new\s+|permanent\s+|full-time\s+|"
                          r"job\s+|work\s+|employment\s+|two-year\s+|one-year\s+)?contract\s+(?:with|at)\s+" + _PLACE
@@ -193,8 +203,8 @@ _NAMES = (
     Rule("name", _rx(NOT_IN_JEST + r"\b(?:call|calls)\s+me\s+" + name(any_case=True)
                      + r"(?=[^.!?]*\b(?:now|please|pls|plz|from\s+now\s+on|these\s+days|stuck)\b)"),
          check=first_word_not_in(NOT_NAMES), negatable=False, revision=True),
-    Rule("name", _rx(r"\b(?:started|start|began)\s+calling\s+me\s+" + name(any_case=True) + _NAME_END),
-         revision=True, first_person=False, check=first_word_not_in(NOT_NAMES), negatable=False),
+    Rule("name", _rx(r"\b(?:started|start|began)\s+calling\s+me\s+" + name(any_case=True) + _NAME_END),  # by others
+         revision=True, tentative=True, first_person=False, check=first_word_not_in(NOT_NAMES), negatable=False),
     # "Please use David when you talk to me", "I chose an English name, David": the name asked for or taken.
     *(Rule("name", _rx(pattern), revision=True, first_person=False, check=first_word_not_in(NOT_NAMES),
            negatable=False) for pattern in (
@@ -237,7 +247,12 @@ _DIETS = (
     # "so I have no restriction anymore", "I can eat anything again": a diet ended, nothing left out.
     Rule("eats", _rx(r"\bI\s+(?:have|'ve\s+got|got)\s+(?P<obj>no\s+(?:more\s+)?(?:dietary\s+|food\s+)?restrictions?)\s+"
                      r"(?:anymore|any\s+more|now)\b"), revision=True, template="{d} has {o} on what they eat."),
-    Rule("eats", _rx(r"\bI\s+can\s+(?:now\s+)?eat\s+(?P<obj>anything|everything)\s+(?:again|now)\b"), revision=True),
+    Rule("eats", _rx(r"\bI\s+can\s+(?:now\s+)?eat\s+(?P<obj>anything|everything)\s+(?:again|now)\b"),
+         revision=True),
+    # "shes doing intermittent fasting now", "I'm on low carb now": a way of eating kept now.
+    Rule("diet", _rx(IM + r"(?:now\s+)?(?:doing|on|following|trying)\s+(?:the\s+|an?\s+)?(?P<obj>intermittent\s+"
+                     r"fasting|whole\s?30|low[\s-]carb|low[\s-]fat|" + DIETS + r")(?=\s+(?:now|these\s+days)\b)"),
+         revision=True),
     # "so I must eat gluten free": a diet one is bound to.
     Rule("diet", _rx(r"\bI\s+(?:must|have\s+to|need\s+to|gotta|got\s+to)\s+(?:eat|go|be|stay|keep)\s+"
                      r"(?:fully\s+|strictly\s+)?(?P<obj>" + DIETS + r")\b(?![^,.;!?]*\b(?:someday|one\s+day|soon)\b)"),

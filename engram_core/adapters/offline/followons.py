@@ -53,3 +53,30 @@ def follow_on(text: str, drafts: Iterable[FactDraft]) -> FactDraft | None:
             statement = stop.statement.replace(" no longer ", " ", 1).replace(stop.object, obj, 1)
             return replace(stop, object=obj, statement=statement, negated=False, tentative=False)
     return None
+
+
+# The message says the slot changed: "Signe changed jobs over the summer, she's at Maersk now".
+_SLOT_CHANGED = {
+    "works_at": re.compile(r"\b(?:chang(?:ed|ing)\s+(?:jobs?|companies|company|employers?)|switch(?:ed|ing)\s+(?:jobs?|"
+                           r"companies)|new\s+job|left\s+(?:the|her|his|my|their|our)\s+(?:old\s+)?(?:job|firm|company)|"
+                           r"(?:got|been|was)\s+hired|handed\s+in\s+(?:her|his|my|their)\s+notice|poached)\b", re.I),
+    "lives_in": re.compile(r"\b(?:moved|relocated|emigrated|packed\s+up|new\s+(?:flat|place|house|apartment|home)|"
+                           r"signed\s+(?:a|the)\s+lease)\b", re.I),
+}
+
+
+# A trip there said just before: "off to Goa for a week!!", then "I'm in Goa now, the beach is amazing".
+_TRIP_TO = (r"\b(?:off\s+to|trip\s+to|flying\s+to|fly\s+to|flew\s+to|heading\s+to|holiday\s+in|vacation\s+in|"
+            r"visiting|weekend\s+in|week\s+in|conference\s+in)\s+")
+
+
+def firm_when_changed(drafts: tuple[FactDraft, ...], text: str, earlier: str = "") -> tuple[FactDraft, ...]:
+    """A value only suggested ("she's at Maersk now": a visit, or a job) is stated when the message says that
+    very slot changed; then it replaces the one held, of whoever it is about. A home where the speaker's
+    previous message said a trip went only suggests one."""
+    return tuple(replace(d, tentative=False, revision=True)
+                 if d.tentative and not d.negated and (cue := _SLOT_CHANGED.get(d.predicate)) and cue.search(text)
+                 else replace(d, tentative=True) if d.predicate == "lives_in" and not d.negated and earlier
+                 and re.search(_TRIP_TO + re.escape(d.object) + r"\b", earlier, re.I)
+                 and not _SLOT_CHANGED["lives_in"].search(text)
+                 else d for d in drafts)

@@ -18,7 +18,7 @@ from engram_core.adapters.offline import everyday
 from engram_core.adapters.offline import updates as hu
 from engram_core.adapters.offline.everyday import as_school
 from engram_core.adapters.offline.adjudicate import normalise
-from engram_core.adapters.offline.followons import follow_on
+from engram_core.adapters.offline.followons import firm_when_changed, follow_on
 from engram_core.adapters.offline.negation import CHANGE_NEGATIONS, PLAIN_NEGATIONS, Negation, without_negation
 from engram_core.adapters.offline.clauses import clauses, named_subject
 from engram_core.adapters.offline.attributes import attribute_fact, bare_correction, left_for_later, renamed_value
@@ -374,13 +374,13 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user",
         return _bare_update(text, display)
     if subject == "user" and unclaimed and not any(d.subject == subject for d in drafts.values()):
         # only others' facts: the user's own words may still give a held value anew ("Is Dimitar, he is Bulgarian")
-        return (*_bare_update(". ".join(unclaimed), display), *drafts.values())
+        return firm_when_changed((*_bare_update(". ".join(unclaimed), display), *drafts.values()), text, earlier)
     switched = left_for_later(text, display) if subject == "user" else None
     if switched is not None and not any(d.replaces for d in drafts.values()):
         old = normalise(switched.replaces or "")
         kept = [d for d in drafts.values() if not (d.negated and normalise(d.object) == old)]
         return (switched, *kept)
-    return both_names(tuple(drafts.values()))
+    return both_names(firm_when_changed(tuple(drafts.values()), text, earlier))
 
 
 # "Is Dimitar, he is Bulgarian.": "it is" without its "it" in many learners' English, not a question.

@@ -140,8 +140,7 @@ _HOME = (
     Rule("lives_in", _rx(I_VE + r"(?:have\s+)?moved\s+in\s+(?P<obj>with\s+(?:us|me))\b"), revision=True,
          template="{d} lives with the user."),
     Rule("lives_in", _rx(r"^(?:(?:lol|haha|so|well|ok|okay|also|and|btw)\s+)*" + IM
-                         + r"(?:(?:up|down|over|out|back)\s+)?in\s+" + _ONLY_PLACE),
-         tentative=True, check=_a_place),
+                         + r"(?:(?:up|down|over|out|back)\s+)?in\s+" + _ONLY_PLACE), tentative=True, check=_a_place),
     Rule("lives_in", _rx(r"\b(?:I|we)\s+" + ADV
                          + r"call\s+(?P<obj>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))\s+home\b"), revision=True),
     Rule("lives_in", _rx(r"(?:^|\bmy\s+)(?:new\s+)?home(?:\s+city|\s+town)?\s+is\s+(?:now\s+)?(?:in\s+)?" + OBJ),
@@ -368,8 +367,9 @@ _PEOPLE_AND_DIETS = (
     Rule("likes", _rx(r"^(?:just\s+|now\s+|so\s+)?(?P<obj>[a-z]+ing(?:\s+[a-z]+){0,2}?)\s+instead\s*[.!]*$"),
          revision=True, first_person=False),
     # Given up in other words: retires the very thing it names, never stands as a belief alone.
-    Rule("likes", _rx(r"\bI(?:'m|\s+am|m|'ve|\s+have)?\s+" + ADV + r"(?:done\s+with|over|off|sick\s+of|tired\s+of|"
-                      r"finished\s+with|gone\s+(?:right\s+)?off|lost\s+(?:all\s+)?interest\s+in|grew\s+out\s+of|grown\s+out\s+of)\s+"
+    Rule("likes", _rx(r"\bI(?:'m|\s+am|m|'ve|\s+have)?\s+" + ADV + r"(?:done\s+with|over|sick\s+of|tired\s+of|"
+                      r"off(?!\s+(?:to|for|on|at|in|work|sick|duty|home)\b)|finished\s+with|gone\s+(?:right\s+)?off|"
+                      r"lost\s+(?:all\s+)?interest\s+in|grew\s+out\s+of|grown\s+out\s+of)\s+"
                       + OBJ), negated=True, revision=True, tentative=True),
     Rule("likes", _rx(r"\bno\s+more\s+" + OBJ), negated=True, revision=True, tentative=True, first_person=False),
     # "Jazz doesn't do it for me anymore", "running's over for me": a liking ended, the thing named first.
