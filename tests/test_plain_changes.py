@@ -27,7 +27,8 @@ def _read(text: str) -> set[tuple[str, str, str]]:
     ("I'm now the team lead, which is new for me", ("user", "job_title", "team lead")),
     ("Since March I've been working as a school nurse, no more ward rounds", ("user", "job_title", "school nurse")),
     ("I've been a court reporter for about six years, mostly civil cases.", ("user", "job_title", "court reporter")),
-    ("My traineeship is over and I have signed a contract with Thales, I start in May.", ("user", "works_at", "Thales")),
+    ("My traineeship is over and I have signed a contract with Thales, I start in May.",
+     ("user", "works_at", "Thales")),
     ("the judge signed it, im legally jun now", ("user", "name", "jun")),
     ("Four weeks vegan now and I feel great", ("user", "diet", "vegan")),
     ("I've been eating fish again since the summer", ("user", "eats", "fish")),
@@ -173,7 +174,8 @@ def test_with_minilm_a_value_set_right_leaves_the_block(clock, minilm, old, new,
     ("Kofi called: his company sent him to Accra, he moved last week.", ("kofi", "lives_in", "Accra")),
     ("My daughter wasn't happy there, so she transfers to the music college in Leipzig.",
      ("daughter", "studies_at", "Leipzig")),
-    ("gran ditched the diet club, shes doing intermittent fasting now", ("grandmother", "diet", "intermittent fasting")),
+    ("gran ditched the diet club, shes doing intermittent fasting now",
+     ("grandmother", "diet", "intermittent fasting")),
 ])
 def test_a_relatives_change_in_plain_words_is_read(text, found):
     assert found in _read(text), _read(text)
