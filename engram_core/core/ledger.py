@@ -127,8 +127,8 @@ def _breaks_diet(draft: FactDraft, belief: Belief) -> bool:
         left_out = _DIET_LEAVES_OUT.get(normalise_value(belief.object), frozenset())
         return bool(value_words(draft.object) & (left_out | _ANYTHING))
     if draft.predicate == "diet" and belief.predicate == "eats":
-        left_out = _DIET_LEAVES_OUT.get(normalise_value(draft.object))
-        return left_out is not None and bool(value_words(belief.object) & (left_out | _ANYTHING))
+        leaves_out = _DIET_LEAVES_OUT.get(normalise_value(draft.object))
+        return leaves_out is not None and bool(value_words(belief.object) & (leaves_out | _ANYTHING))
     return False
 
 
