@@ -203,3 +203,30 @@ def test_a_nickname_others_started_is_no_name_change():
     said = [(f.predicate, f.tentative) for f in
             extract_facts("the lads in the group chat started calling me Skipper, because I booked the minibus.")]
     assert said == [("name", True)], said
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("Hello again, newlywed here! Bank, passport, work email: it's all Amara Mensah now, still looks strange.",
+     ("user", "name", "Amara Mensah")),
+    ("I picked another English name, too many Kevins in class. Now everybody calls me Leo.", ("user", "name", "Leo")),
+])
+def test_a_new_name_said_in_passing_is_read(text, found):
+    assert found in _read(text), _read(text)
+
+
+def test_one_name_of_several_only_suggests_the_name():
+    said = [(f.predicate, f.object, f.tentative) for f in extract_facts("At work my English name is Lily.")]
+    assert said == [("name", "Lily", True)], said
+
+
+@pytest.mark.parametrize(("text", "thing"), [
+    ("This summer I think no camping for me, my back can't take the ground.", "camping"),
+    ("Since the food poisoning I cannot even look at oysters.", "oysters"),
+])
+def test_a_taste_given_up_in_other_words_names_it(text, thing):
+    said = stopping_sentences(text)
+    assert said and meaning(thing) in ended_values(said), (said, ended_values(said))
+
+
+def test_no_worries_gives_nothing_up():
+    assert stopping_sentences("No worries for me, go ahead") == ""

@@ -25,7 +25,7 @@ _ENDING = (r"retired\s+from|(?:just|finally|officially|has|have|had|'s|'ve)\s+re
            r"(?:handed|handing|hand|put|putting|gave|giving|turned|turning)\s+in\s+(?:my|his|her|their|our)\s+notice|"
            r"let\s+(?:me|him|her|them|us)\s+go|sold\s+(?:my|his|her|their|our|the)|split\s+up|broke\s+up|disbanded|"
            r"(?:closed|shut)\s+down|gr[eo]wn?\s+out\s+of|outgrew|hung\s+up\s+(?:my|his|her|their|the)|"
-           r"pulled\s+(?:\w+\s+)?out\s+of|can'?t\s+(?:stand|stomach|face|handle|look\s+at)|"
+           r"pulled\s+(?:\w+\s+)?out\s+of|(?:can'?t|cannot)\s+(?:even\s+)?(?:stand|stomach|face|handle|look\s+at)|"
            r"cut\s+(?:\w+\s+){1,2}?(?:completely|entirely|totally|out)|dropped\s+out\s+of|uninstalled|"
            r"deleted\s+(?:my\s+)?(?=(?-i:[A-Z]))|" + _LASTED + r"|"
            # "Left Blue Bottle, ...", "left Initech after six years"; not "Left Paris at 6am" (a trip)
@@ -34,6 +34,7 @@ _ENDING = (r"retired\s+from|(?:just|finally|officially|has|have|had|'s|'ve)\s+re
 # A taste turned sour, said with when: "horror films just stress me out these days", "sushi grosses me out now".
 _AVERSION = (r"(?:stress(?:es)?|bores?|annoys?|gross(?:es)?|puts?|turns?|depress(?:es)?|tires?|drains?|sickens?)\s+"
              r"me(?:\s+(?:out|off))?(?:\s+\w+)?\s+(?:these\s+days|nowadays|lately|now)")
+_NO_IDIOM = r"(?:worries|problem|problems|rush|thanks|idea|way|clue|pressure|hurry|offence|offense)\b"
 # Done with a thing for good, not for the day: "I'm done with beer for good", not "done with work for today".
 _DONE_WITH = (r"(?:I'm|I\s+am|im)\s+(?:so\s+|totally\s+|completely\s+|officially\s+)?done\s+with\s+(?!(?:it|this|that|"
               r"work|today|you|him|her|them)\b)(?![\w\s]{0,30}\b(?:for\s+(?:today|tonight|now|the\s+day|the\s+week)|"
@@ -55,6 +56,7 @@ _STOP_WORD = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|no\s+longer|no\s+
                         r"(?:doesn'?t|does\s+not|don'?t|didn'?t)\s+(?:agree|work(?:\s+out)?)\s+(?:with|for)\s+me|"
                         # "horror just isn't doing it for me lately", "I'm done with beer for good"
                         r"(?:isn'?t|aren'?t|is\s+not|are\s+not)\s+doing\s+it\s+for\s+me|" + _DONE_WITH + "|"
+                        r"(?<=\bno\s)(?!" + _NO_IDIOM + r")[\w'-]+\s+for\s+me(?=\s*(?:$|[.,;!]|now|anymore))|"
                         + _AVERSION + "|" + _ENDING + r")\b", re.I)
 _OUTINGS = re.compile(r"\b(?:trip|holiday|vacation|visit|stay|tour|flight|journey|meeting|party|wedding|festival|"
                       r"conference|course|class|film|movie|show|game|storm|rain|heatwave|snow)s?\b", re.I)
@@ -141,7 +143,7 @@ _ENDED = re.compile(r"\b(?:retired\s+from|last\s+(?:day|shift)\s+(?:at|with|of)|
                     r"(?:don'?t|do\s+not|no\s+longer)\s+(?:really\s+)?(?:enjoy|like|love|fancy)(?=\s+(?:[\w'&-]+\s+){1,3}?"
                     r"(?:anymore|any\s+more)\b)|done\s+with|"
                     r"dropped\s+out\s+of|dropped|ditched|uninstalled|deleted|"
-                    r"sold|gr[eo]wn?\s+out\s+of|outgrew|pulled\s+(?:\w+\s+)?out\s+of|can'?t\s+(?:stand|stomach|face|"
+                    r"sold|gr[eo]wn?\s+out\s+of|outgrew|pulled\s+(?:\w+\s+)?out\s+of|(?:can'?t|cannot)\s+(?:even\s+)?(?:stand|stomach|face|"
                     r"handle|look\s+at|take|do|eat|drink)|cut|gave\s+up|given\s+up)\s+(?:(?:the|a|an|my|his|her|their|our)\s+)?"
                     r"(?P<thing>[\w'&-]+(?:\s+(?!(?:after|for|to|and|but|because|so|since|as|now|anymore|completely|"
                     r"entirely|totally|out|last|this|in|at|on|when|then|too|again|is|was|are|were|will|has|had|with|"
@@ -160,7 +162,8 @@ _LASTED_THING = re.compile(r"(?:^|[,;]\s*|\b(?:the|my|our|that|this)\s+)(?P<thin
 
 
 # "Honestly horror just isn't doing it for me lately", "Big cities just aren't my thing anymore": named before.
-_THING_BEFORE = re.compile(r"(?P<thing>[\w'-]+(?:\s+[\w'-]+)?)\s+(?:just\s+|really\s+|honestly\s+|simply\s+)?"
+_THING_BEFORE = re.compile(r"\bno\s+(?!" + _NO_IDIOM + r")(?P<none>[\w'-]+)\s+for\s+me\b|"
+                           r"(?P<thing>[\w'-]+(?:\s+[\w'-]+)?)\s+(?:just\s+|really\s+|honestly\s+|simply\s+)?"
                            r"(?:isn'?t|aren'?t|is\s+not|are\s+not)\s+(?:doing\s+it\s+for\s+me|my\s+thing|for\s+me)",
                            re.I)
 _FILLER = frozenset("honestly just really so but and well ok okay tbh lol also the my our these those".split())
@@ -168,7 +171,7 @@ _FILLER = frozenset("honestly just really so but and well ok okay tbh lol also t
 
 def _named_before(said: str) -> list[str]:
     """The thing a sentence says is no longer one's thing, named before it, its filler words left out."""
-    return [" ".join(w for w in m.group("thing").split() if w.lower() not in _FILLER)
+    return [" ".join(w for w in (m.group("thing") or m.group("none")).split() if w.lower() not in _FILLER)
             for m in _THING_BEFORE.finditer(said)]
 
 

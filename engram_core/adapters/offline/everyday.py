@@ -203,6 +203,11 @@ _NAMES = (
     Rule("name", _rx(NOT_IN_JEST + r"\b(?:call|calls)\s+me\s+" + name(any_case=True)
                      + r"(?=[^.!?]*\b(?:now|please|pls|plz|from\s+now\s+on|these\s+days|stuck)\b)"),
          check=first_word_not_in(NOT_NAMES), negatable=False, revision=True),
+    # "my English name is Kevin", "my first name is Ana": one name of several, which fills an empty slot only.
+    Rule("name", _rx(r"\bmy\s+(?:first|given|english|real|full)\s+name(?:'s|\s+is)\s+" + name(any_case=True)),
+         check=first_word_not_in(NOT_NAMES), negatable=False, tentative=True),
+    Rule("name", _rx(NOT_IN_JEST + r"\bnow,?\s+(?:\w+\s+){0,2}?(?:call|calls)\s+me\s+" + name(any_case=True)),
+         check=first_word_not_in(NOT_NAMES), negatable=False, revision=True),  # "Now everybody calls me Leo"
     Rule("name", _rx(r"\b(?:started|start|began)\s+calling\s+me\s+" + name(any_case=True) + _NAME_END),  # by others
          revision=True, tentative=True, first_person=False, check=first_word_not_in(NOT_NAMES), negatable=False),
     # "Please use David when you talk to me", "I chose an English name, David": the name asked for or taken.

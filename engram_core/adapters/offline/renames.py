@@ -106,9 +106,9 @@ def _new_surname(sentence: str, subject: str, display: str) -> list[FactDraft]:
 
 # "Got married on Saturday!! I'm officially Sarah Okafor", "hyphenated after the wedding, so it's Emma
 # Fitzgerald-Brooks on everything": a full name said after what changes one. "my maiden name, Desai": a surname.
-_NAME_CHANGE_CUE = re.compile(r"\b(?:married|wedding|honeymoon|hitched|divorce\w*|hyphenated|deed\s+poll|"
+_NAME_CHANGE_CUE = re.compile(r"\b(?:married|wedding|honeymoon|newlywed\w*|hitched|divorce\w*|hyphenated|deed\s+poll|"
                               r"changed\s+my\s+name|(?:legal|new)\s+name|legally)\b", re.I)
-_FULL_NAME_NOW = re.compile(r"\b(?:I'm|I\s+am|it's|its|it\s+is)\s+(?:now\s+)?(?:officially\s+)?"
+_FULL_NAME_NOW = re.compile(r"\b(?:I'm|I\s+am|it's|its|it\s+is)\s+(?:now\s+)?(?:all\s+|just\s+)?(?:officially\s+)?"
                             r"(?P<name>(?-i:[A-Z][\w'-]+)\s+(?-i:[A-Z][\w'-]+))(?=\s*(?:$|[,.!;)]|(?:now|these\s+days|"
                             r"officially|on\s+(?:everything|paper|my\s+\w+)|from\s+now\s+on)\b))")
 _MAIDEN_NAME = re.compile(r"\bback\s+to\s+my\s+maiden\s+name,?\s+(?:which\s+is\s+)?(?P<surname>(?-i:[A-Z][\w'-]+))"
