@@ -219,7 +219,7 @@ def test_with_minilm_a_taste_stopped_in_other_words_ends(clock, minilm, old, new
 
 def test_with_minilm_a_clause_that_ends_a_diet_names_no_new_one(clock, minilm):
     with told(clock, minilm, "I'm on keto.", "Keto is over, I'm doing intermittent fasting now.") as (engine, beliefs):
-        assert beliefs["user diet: keto"] is False and beliefs["user diet: fasting"] is True
+        assert beliefs["user diet: keto"] is False and beliefs["user diet: intermittent fasting"] is True
 
 
 def test_with_minilm_an_older_message_is_flagged_once(clock, minilm):

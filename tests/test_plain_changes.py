@@ -230,3 +230,18 @@ def test_a_taste_given_up_in_other_words_names_it(text, thing):
 
 def test_no_worries_gives_nothing_up():
     assert stopping_sentences("No worries for me, go ahead") == ""
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("they made me a data engineer!! full time!!", ("user", "job_title", "data engineer")),
+    ("The owners appointed me head chef on Friday.", ("user", "job_title", "head chef")),
+    ("so as of this week I'm head chef. Terrifying.", ("user", "job_title", "head chef")),
+    ("The committee approved it, now I am associate professor.", ("user", "job_title", "associate professor")),
+])
+def test_a_post_given_or_taken_is_read(text, found):
+    assert found in _read(text), _read(text)
+
+
+@pytest.mark.parametrize("text", ["they made me a cake", "my boss made me stay late", "I'm team player, always"])
+def test_what_is_done_to_me_or_how_i_am_is_no_post(text):
+    assert not any(p == "job_title" for _, p, _ in _read(text)), _read(text)

@@ -97,7 +97,7 @@ _HOMES = (
 
 # A title of up to three words, to where the sentence goes on: "associate attorney", "restaurant manager".
 _TITLE = (r"(?P<obj>(?!(?:only|designated|best|worst|first|last|one|same|other|odd|boss\s+of)\b)[a-z][\w-]*"
-          r"(?:\s+[a-z][\w-]*){0,2}?)(?=\s*(?:$|[,.;:!)]|(?:now|here|and|but|at|in|for|of|since|so|lol|haha)\b))")
+          r"(?:\s+[a-z][\w-]*){0,2}?)(?=\s*(?:$|[,.;:!)]|(?:now|here|and|but|at|in|on|for|of|since|from|so|lol|haha)\b))")
 _JOBS = (
     # "I got hired as a lab technician", "Took a full-time job as a court interpreter".
     Rule("job_title", _rx(_SELF + r"(?:got|was|been|get|getting)\s+hired\s+as\s+(?:an?\s+|the\s+)?" + ROLE),
@@ -185,6 +185,15 @@ _JOBS = (
                            r"(?:the\s+|a\s+)?(?:[\w-]+\s+){0,3}?(?:university|uni|college|academy|conservatory)\s+"
                            r"(?:in|of)\s+" + _PLACE),
          revision=True, first_person=False),
+    # "they made me a data analyst!!", "the board appointed me head of sales": a post given.
+    Rule("job_title", _rx(r"\b(?:made|promoted|appointed|named)\s+me\s+(?:an?\s+|the\s+)?(?:new\s+)?" + _TITLE),
+         revision=True, first_person=False, check=is_occupation),
+    # "as of this week I'm head chef", "so now I am team lead": a post of two words, the article left out.
+    Rule("job_title", _rx(IM + r"(?:now\s+)?(?P<obj>(?:head|senior|junior|lead|chief|deputy|assistant|associate|staff|"
+                          r"charge|ward|shift|team|store|floor|sous|night|general|project|product|office|area|regional|"
+                          r"account|sales|marketing|finance|operations)\s+[a-z]+)(?=\s*(?:$|[,.;:!]|(?:now|at|in|for|of|"
+                          r"since)\b))"),
+         check=lambda o: is_occupation(o) and o.split()[-1] not in ("player", "member")),
     # "I have signed a contract with Safran": whom one works for now ("I'm with Dave since March" is no employer).
     Rule("works_at", _rx(_SELF + r"(?:have\s+|'ve\s+)?signed\s+(?:a|an|my|the)\s+(?:new\s+|permanent\s+|full-time\s+|"
                          r"job\s+|work\s+|employment\s+|two-year\s+|one-year\s+)?contract\s+(?:with|at)\s+" + _PLACE

@@ -353,10 +353,10 @@ def with_subject(clause: str) -> str:
 # -- placing a clause -------------------------------------------------------------------
 
 # What someone does to the speaker is the speaker's fact: "My doctor put me on a low-fat diet".
-_DONE_TO_ME = re.compile(r"^\W*(?:(?:my|our|the)\s+)?(?:\w+\s+)?(?:doctor|gp|nutritionist|dietitian|dietician|physio|"
-                         r"cardiologist|trainer|coach|boss|manager|company|employer|firm)\s+(?:has\s+|have\s+|just\s+|"
-                         r"finally\s+)?(?:put|puts|has|got|keeps|moved|transferred|promoted|talked|convinced|"
-                         r"persuaded)\s+me\b", re.I)
+_DONE_TO_ME = re.compile(r"^\W*(?:they|(?:(?:my|our|the)\s+)?(?:\w+\s+)?(?:doctor|gp|nutritionist|dietitian|physio|"
+                         r"cardiologist|trainer|coach|boss|manager|company|employer|firm|owners?|board|cto|ceo))\s+(?:has\s+|"
+                         r"have\s+|just\s+|finally\s+)?(?:put|puts|has|got|keeps|moved|transferred|promoted|talked|"
+                         r"convinced|persuaded|made|appointed|named)\s+me\b", re.I)
 
 
 def place(clause: str, last: Person | None) -> Placed:
