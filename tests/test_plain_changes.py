@@ -245,3 +245,20 @@ def test_a_post_given_or_taken_is_read(text, found):
 @pytest.mark.parametrize("text", ["they made me a cake", "my boss made me stay late", "I'm team player, always"])
 def test_what_is_done_to_me_or_how_i_am_is_no_post(text):
     assert not any(p == "job_title" for _, p, _ in _read(text)), _read(text)
+
+
+@pytest.mark.parametrize(("old", "new", "query", "gone"), [
+    ("Big project: we're redoing the bathroom in our flat in Lyon. Budget is 9,000 euros all in. Tiles first?",
+     "Ugh, ignore the figure I gave yesterday, I'd looked at an old spreadsheet. Our real ceiling is 12,000 euros.",
+     "What is our bathroom budget?", "9,000"),
+    ("My driving test is on 5 of March at 9 o'clock. What should I bring?",
+     "Sorry, I made a mistake. I read the letter again: the test is at 13:45, the morning was for the eye check.",
+     "What time is my driving test?", "9 o'clock"),
+    ("My friend's wedding is in Porto in May. What is the weather there then?",
+     "I was wrong about the city, sorry! The wedding will be in Braga, Porto was only the engagement party.",
+     "Where is my friend's wedding?", "in Porto in May"),
+])
+def test_with_minilm_a_value_said_wrong_in_so_many_words_leaves_the_block(clock, minilm, old, new, query, gone):
+    with told(clock, minilm, old, new) as (engine, _):
+        block = engine.recall(query, 256, reinforce=False).block
+    assert gone not in block, block

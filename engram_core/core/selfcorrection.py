@@ -32,7 +32,9 @@ SELF_CORRECTION = re.compile(
     r"told\s+you\s+(?:the\s+)?wrong|wrong\s+(?:thing|name|date|number|day|one|year|age|month|week|time|street|"
     r"address|city|spelling|floor|room|gate|flight)|misspel\w*|misspoke|miscount\w*|"
     r"scratch\s+that|had\s+(?:the|my)\s+\w+\s+(?:\w+\s+)?wrong|not\s+the\s+other\s+one|"
-    r"I\s+(?:got\s+)?confused\s+(?:it\s+|them\s+|him\s+|her\s+)?with)\b", re.I)
+    r"I\s+(?:got\s+)?confused\s+(?:it\s+|them\s+|him\s+|her\s+)?with|"
+    r"(?:I\s+was|I'm|I\s+am)\s+wrong\s+about\s+the\s+\w+|ignore\s+(?:the|what)\s+(?:\w+\s+)?I\s+(?:gave|said|told|wrote))\b",
+    re.I)
 # Softer words: they set right only an older episode saying a different value of the shape they say anew.
 SOFT_CORRECTION = re.compile(
     r"^\W*(?:small\s+|quick\s+|one\s+)?(?:fix|erratum)\s*:|"
@@ -40,7 +42,7 @@ SOFT_CORRECTION = re.compile(
     r"never\s*mind|actually)\b|\b(?:oops|whoops|correction|"
     r"my\s+(?:mistake|bad)|misread|mis-?heard|mix(?:ed|ing)?\s+(?:\w+\s+){0,2}up|mix(?:ed|ing)?\s+(?:the|my)\s+"
     r"(?:numbers|dates|days|names|times|digits)|got\s+(?:\w+\s+){1,2}wrong|(?:read|wrote|typed|said|spelled|spelt|"
-    r"heard)\s+(?:\w+\s+){0,2}wrong|not\s+what\s+I\s+(?:told|said)|turns\s+out|"
+    r"heard)\s+(?:\w+\s+){0,2}wrong|not\s+what\s+I\s+(?:told|said)|turns\s+out|counted\s+again|recount\w*|"
     r"(?:fix|correction)\s+(?:to|on|of)\s+(?:what|something)\s+I\s+(?:said|told|wrote)|"
     r"not\s+the\s+\w+\s+I\s+(?:gave|told)\s+you)\b", re.I)
 CORRECTED_SIMILARITY = 0.45  # how close the older episode must be to the message that sets it right

@@ -33,7 +33,7 @@ _SHAPES: tuple[tuple[Shape, re.Pattern[str]], ...] = (
         rf"|\b{_MONTH}\s+\d{{4}}\b|\bon\s+the\s+{_ORDINAL}(?=\s*(?:$|[,.;!?]|of\b))"
         r"|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b", re.I)),  # "it's the 17th"
     (Shape.WEEKDAY, re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.I)),
-    (Shape.TIME, re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I)),
+    (Shape.TIME, re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\b\d{1,2}\s+o'?clock\b", re.I)),
     # A number may end its sentence ("code is 3321."), but not be the front of a decimal ("3.5").
     # A flat or a gate with its letter is a number too: "21B", "12B".
     (Shape.NUMBER, re.compile(r"(?<![\w.])\d[\d ]*\d(?!\w|\.\d)|(?<![\w.])\d(?!\w|\.\d)"
