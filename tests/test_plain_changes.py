@@ -262,3 +262,25 @@ def test_with_minilm_a_value_said_wrong_in_so_many_words_leaves_the_block(clock,
     with told(clock, minilm, old, new) as (engine, _):
         block = engine.recall(query, 256, reinforce=False).block
     assert gone not in block, block
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("I said yes to an offer from Rolls-Royce instead, so we move to Derby in spring.",
+     ("user", "works_at", "Rolls-Royce")),
+    ("After a strange interview with a live writing test, I'm now at the BBC, on the World Service desk!",
+     ("user", "works_at", "the BBC")),
+])
+def test_a_new_employer_after_an_offer_or_an_interview_is_read(text, found):
+    assert found in _read(text), _read(text)
+
+
+def test_a_company_doing_something_is_no_employer():
+    assert not any(p == "works_at" for _, p, _ in _read("so my company is transferring me down south"))
+
+
+@pytest.mark.parametrize(("text", "slot"), [
+    ("first week in leeds done!! the flat is tiny but i love it", "home"),
+    ("loving that my new team at Wise doesn't expect replies after 6pm", "employer"),
+])
+def test_a_slot_said_by_its_first_week_or_its_team_is_read_at_recall(text, slot):
+    assert states(text, slot), slots_named_broadly(text)

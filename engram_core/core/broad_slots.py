@@ -27,6 +27,7 @@ _WORDS = r"(?:(?!(?:at|in|to|with|from|on|for|by)\b)[\w-]+\s+){0,2}?"
 _NAMED_BROADLY: dict[str, re.Pattern[str]] = {
     # A home told by the move's circumstances: "done w the move", "the movers", "our landlord", "settling into".
     "home": re.compile(r"\b(?:settl(?:ed|ing)\s+in(?:to)?|(?:the|our|my)\s+move|moving\s+day|movers|unpack\w*|"
+                       r"first\s+(?:week|month)\s+in\s+(?!(?:the|a|my|our|this|that)\b)\w+|"
                        r"housewarming|landlord|landlady|(?:new\s+)?neighbou?rs|(?:new\s+)?neighbou?rhood|"
                        r"new\s+(?:address|1br|2br|studio)|residence\s+(?:card|permit)|"
                        r"(?:a|the)\s+local\s+(?:here|now)|"
@@ -40,7 +41,8 @@ _NAMED_BROADLY: dict[str, re.Pattern[str]] = {
                            r"fintech)\b)|onboarding|"
                            r"(?:first|second|third|1st|2nd|3rd)\s+(?:day|week|month)\s+(?:at|with)|"
                            r"(?:day|week|month)\s+(?:\d+|one|two|three|four|five)\s+(?:at|with)\s+(?-i:[A-Z])|"
-                           r"signed\s+(?:a|the|my)\s+(?:\w+\s+)?contract\s+with|internship|new\s+(?:boss|colleagues|co-?workers|"
+                           r"signed\s+(?:a|the|my)\s+(?:\w+\s+)?contract\s+with|internship|new\s+team\s+at\s+(?-i:[A-Z])|"
+                           r"new\s+(?:boss|colleagues|co-?workers|"
                            r"workmates|manager|office)|signed\s+with|offer\s+letter|badge|retired\b|retirement)", re.I),
     # What one works as, said without "work as": a title, a post, "I'm now a head chef", "made me manager".
     "occupation": re.compile(

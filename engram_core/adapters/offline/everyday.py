@@ -194,6 +194,10 @@ _JOBS = (
                           r"account|sales|marketing|finance|operations)\s+[a-z]+)(?=\s*(?:$|[,.;:!]|(?:now|at|in|for|of|"
                           r"since)\b))"),
          check=lambda o: is_occupation(o) and o.split()[-1] not in ("player", "member")),
+    # "I said yes to an offer from Rolls-Royce", "accepted the offer from Arup": the firm whose offer was taken.
+    Rule("works_at", _rx(_SELF + r"(?:said\s+yes\s+to|accepted|took)\s+(?:an|the|their)\s+(?:job\s+)?offer\s+"
+                         r"(?:from|at|with)\s+" + _PLACE + _NOT_PAST), revision=True, first_person=False,
+         check=lambda o: not _SCHOOL_WORDS.search(o)),
     # "I have signed a contract with Safran": whom one works for now ("I'm with Dave since March" is no employer).
     Rule("works_at", _rx(_SELF + r"(?:have\s+|'ve\s+)?signed\s+(?:a|an|my|the)\s+(?:new\s+|permanent\s+|full-time\s+|"
                          r"job\s+|work\s+|employment\s+|two-year\s+|one-year\s+)?contract\s+(?:with|at)\s+" + _PLACE

@@ -59,7 +59,8 @@ def follow_on(text: str, drafts: Iterable[FactDraft]) -> FactDraft | None:
 _SLOT_CHANGED = {
     "works_at": re.compile(r"\b(?:chang(?:ed|ing)\s+(?:jobs?|companies|company|employers?)|switch(?:ed|ing)\s+(?:jobs?|"
                            r"companies)|new\s+job|left\s+(?:the|her|his|my|their|our)\s+(?:old\s+)?(?:job|firm|company)|"
-                           r"(?:got|been|was)\s+hired|handed\s+in\s+(?:her|his|my|their)\s+notice|poached)\b", re.I),
+                           r"(?:got|been|was)\s+hired|handed\s+in\s+(?:her|his|my|their)\s+notice|poached|interview|"
+                           r"offer)\b", re.I),
     "lives_in": re.compile(r"\b(?:moved|relocated|emigrated|packed\s+up|new\s+(?:flat|place|house|apartment|home)|"
                            r"signed\s+(?:a|the)\s+lease)\b", re.I),
 }

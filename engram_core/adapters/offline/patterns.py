@@ -214,7 +214,7 @@ _HOME_AND_WORK = (
     Rule("works_at", _rx(r"\b(?:I(?:'m|\s+am|m)?|and)\s+" + ADV + r"(?:work|working)\s+(?:at|for)\s+" + OBJ),
          check=lambda o: o.lower() not in NOT_EMPLOYERS),
     Rule("works_at", _rx(r"\bmy\s+(?:new\s+|current\s+)?(?:employer|company)(?:\s+" + HEDGE + r")?\s+is\s+(?:now\s+)?"
-                         + OBJ)),
+                         r"(?!(?:\w+ing|very|so|really|too|great|awful|nice|good|bad|based|closing|hiring)\b)" + OBJ)),
     Rule("works_at", _rx(IM_OR_BEEN + r"an?\s+(?P<role>[a-z][a-z -]*?)\s+(?:at|(?!" + _DURATION + r")for)\s+" + OBJ),
          check=is_occupation, check_group="role"),
     Rule("job_title", _rx(r"\bI(?:'m|\s+am|m|'ve\s+been|\s+have\s+been)?\s+" + ADV

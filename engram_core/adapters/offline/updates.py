@@ -180,7 +180,7 @@ _HOME = (
          check=capitalised),
 )
 
-_AT_ORG_NOW = _rx(IM + r"(?:now\s+)?at\s+" + _ORG + r"(?=\s+(?:now|these days)\b)")
+_AT_ORG_NOW = _rx(IM + r"(?=now\s+at\b|at\s+[^,.;!?]*?\s+(?:now|these\s+days)\b)(?:now\s+)?at\s+" + _ORG)
 
 # "after the wedding I'm going by Jennifer Okafor", "I've started going by Theo", "I'm using the name Mila now",
 # "im going by rae now" in all-lower-case chat: a name taken on ("I'm going by train now" is none).
