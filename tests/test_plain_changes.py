@@ -284,3 +284,21 @@ def test_a_company_doing_something_is_no_employer():
 ])
 def test_a_slot_said_by_its_first_week_or_its_team_is_read_at_recall(text, slot):
     assert states(text, slot), slots_named_broadly(text)
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("ok update the damp saga is over bc i moved lol. cardiff now!! closer to my sister",
+     ("user", "lives_in", "cardiff")),
+    ("We are now in Izmir, my wife's job transfer finally came through.", ("user", "lives_in", "Izmir")),
+    ("the clinic hired me on as a practice nurse, so no more agency shifts", ("user", "job_title", "practice nurse")),
+    ("guess whos officially store manager now, they gave me the keys", ("user", "job_title", "store manager")),
+    ("no more driving yay, got moved to dispatcher so im at a desk all day", ("user", "job_title", "dispatcher")),
+])
+def test_a_change_said_in_chat_shorthand_is_read(text, found):
+    assert found in _read(text), _read(text)
+
+
+@pytest.mark.parametrize("text", ["I moved the meeting. Tuesday now.", "we moved house. all good now",
+                                  "We are now in Izmir, the hotel pool is great"])
+def test_what_only_looks_like_a_move_moves_no_one(text):
+    assert not any(p == "lives_in" for _, p, _ in _read(text)), _read(text)

@@ -56,6 +56,9 @@ def _not_a_trip(obj: str) -> bool:
 
 
 _HOMES = (
+    # "We are now in Ankara": where one is now, a home or a stay; a move said beside it makes it one.
+    Rule("lives_in", _rx(r"\b(?:we(?:'re|\s+are)|I(?:'m|\s+am))\s+now\s+in\s+" + _PLACE + _NO_TRIP), revision=True,
+         tentative=True, first_person=False, check=_not_a_trip),
     # "his company sent him to Doha, he moved last weekend": a move the employer made.
     Rule("lives_in", _rx(r"\b(?:company|firm|employer|work|job|bank|boss|agency)\s+(?:has\s+|have\s+|just\s+)?"
                          r"(?:sent|transferred|posted|relocated|moved)\s+(?:me|us)\s+(?:over\s+|out\s+)?to\s+" + _PLACE
@@ -198,6 +201,16 @@ _JOBS = (
     Rule("works_at", _rx(_SELF + r"(?:said\s+yes\s+to|accepted|took)\s+(?:an|the|their)\s+(?:job\s+)?offer\s+"
                          r"(?:from|at|with)\s+" + _PLACE + _NOT_PAST), revision=True, first_person=False,
          check=lambda o: not _SCHOOL_WORDS.search(o)),
+    # "the firm hired me on as an associate attorney", "got moved to dispatcher": a post given.
+    Rule("job_title", _rx(r"\b(?:hired\s+me\s+(?:on\s+)?as|got\s+moved\s+(?:up\s+|over\s+)?to)\s+(?:an?\s+|the\s+)?"
+                          + _TITLE),
+         revision=True, first_person=False, check=is_occupation),
+    # "guess whos officially social media manager now", "bar manager as of this week": a post said alone.
+    Rule("job_title", _rx(r"\bguess\s+who'?s\s+(?:now\s+|officially\s+)*(?:an?\s+|the\s+)?(?:new\s+)?" + _TITLE),
+         revision=True, first_person=False, check=is_occupation),
+    Rule("job_title", _rx(r"(?:^|[:;,]\s*)(?P<obj>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+as\s+of\s+(?:this\s+\w+|today|"
+                          r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|last\s+\w+|yesterday)\b"),
+         revision=True, first_person=False, check=is_occupation),
     # "I have signed a contract with Safran": whom one works for now ("I'm with Dave since March" is no employer).
     Rule("works_at", _rx(_SELF + r"(?:have\s+|'ve\s+)?signed\s+(?:a|an|my|the)\s+(?:new\s+|permanent\s+|full-time\s+|"
                          r"job\s+|work\s+|employment\s+|two-year\s+|one-year\s+)?contract\s+(?:with|at)\s+" + _PLACE

@@ -36,8 +36,34 @@ def _stopped(drafts: Iterable[FactDraft]) -> FactDraft | None:
     return stops[0] if len(stops) == 1 else None
 
 
-def follow_on(text: str, drafts: Iterable[FactDraft]) -> FactDraft | None:
-    """The new value said after the one stopped, as a fact of the same person and predicate; else None."""
+def follow_on(text: str, drafts: Iterable[FactDraft], subject: str = "user", display: str = "The user"
+              ) -> FactDraft | None:
+    """The new value said after the one stopped, as a fact of the same person and predicate, or the town
+    named after a move ("i moved lol. denver now."); else None."""
+    said = tuple(drafts)
+    return _after_a_stop(text, said) or _after_a_move(text, said, subject, display)
+
+
+# "the mould saga is over bc i moved lol. glasgow now!!": a move, then the town alone with "now".
+_MOVED_THEN = re.compile(r"\b(?:I|we)\s+(?:just\s+|finally\s+|have\s+|'ve\s+)?moved\b(?!\s+(?:to|in|into|out|back|on|"
+                         r"over|up|down|house|the|my|our|it|them)\b)[^.!?]*[.!?]+\s*(?:(?:so|and|yep|yeah)\s+)?"
+                         r"(?P<obj>[A-Za-z][\w'-]+(?:\s+[A-Za-z][\w'-]+)?)\s+now\b(?!\s+\w)", re.I)
+_NOT_A_TOWN = frozenset("it this that everything all life things home here there so much work we i my the "
+                        "its it's im i'm".split())
+
+
+def _after_a_move(text: str, drafts: tuple[FactDraft, ...], subject: str, display: str) -> FactDraft | None:
+    m = _MOVED_THEN.search(text)
+    if m is None or any(d.predicate == "lives_in" for d in drafts):
+        return None
+    town = m.group("obj")
+    if any(word.lower() in _NOT_A_TOWN for word in town.split()) or not usable_object(town):
+        return None
+    return FactDraft(subject=subject, predicate="lives_in", object=town, statement=f"{display} lives in {town}.",
+                     importance=0.8, revision=True)
+
+
+def _after_a_stop(text: str, drafts: tuple[FactDraft, ...]) -> FactDraft | None:
     stop = _stopped(drafts)
     if stop is None:
         return None
@@ -61,7 +87,8 @@ _SLOT_CHANGED = {
                            r"companies)|new\s+job|left\s+(?:the|her|his|my|their|our)\s+(?:old\s+)?(?:job|firm|company)|"
                            r"(?:got|been|was)\s+hired|handed\s+in\s+(?:her|his|my|their)\s+notice|poached|interview|"
                            r"offer)\b", re.I),
-    "lives_in": re.compile(r"\b(?:moved|relocated|emigrated|packed\s+up|new\s+(?:flat|place|house|apartment|home)|"
+    "lives_in": re.compile(r"\b(?:moved|relocated|emigrated|transfer\w*|packed\s+up|new\s+(?:flat|place|house|"
+                           r"apartment|home)|"
                            r"signed\s+(?:a|the)\s+lease)\b", re.I),
 }
 

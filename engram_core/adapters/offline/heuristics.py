@@ -368,7 +368,7 @@ def extract_facts(text: str, subject: str = "user", display: str = "The user",
                 drafts[key] = draft
             elif draft.predicate == "allergy" or normalise(draft.object) not in found:
                 drafts.setdefault(key, draft)
-    if (after := follow_on(text, drafts.values())) is not None:
+    if (after := follow_on(text, drafts.values(), subject, display)) is not None:
         drafts.setdefault((after.subject, after.predicate, normalise(after.object)), after)
     if not drafts and subject == "user":
         return _bare_update(text, display)
