@@ -302,3 +302,20 @@ def test_a_change_said_in_chat_shorthand_is_read(text, found):
                                   "We are now in Izmir, the hotel pool is great"])
 def test_what_only_looks_like_a_move_moves_no_one(text):
     assert not any(p == "lives_in" for _, p, _ in _read(text)), _read(text)
+
+
+def test_with_minilm_setting_the_assistant_right_changes_no_fact_of_mine(clock, minilm):
+    with told(clock, minilm, "I am Tiago, I live in Recife and I am working like taxi driver.",
+              "You said Recife is in south of Brazil, this is wrong, it is in the northeast.") as (_, beliefs):
+        assert beliefs.get("user name: Tiago") is True and not any("Brazil" in k for k in beliefs), beliefs
+
+
+def test_dont_get_me_wrong_denies_nothing():
+    assert ("user", "likes", "spicy food") in _read("still love spicy food dont get me wrong")
+
+
+def test_with_minilm_a_fast_of_nine_days_keeps_the_diet(clock, minilm):
+    with told(clock, minilm, "Hi, I'm Ravi, vegetarian, living in Pune.",
+              "Next week the festival starts and my father and I will be fasting, only fruit for nine days, so I'm "
+              "eating everything I can now.") as (_, beliefs):
+        assert beliefs.get("user diet: vegetarian") is True, beliefs

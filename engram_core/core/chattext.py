@@ -134,7 +134,11 @@ def normalise_chat(text: str) -> str:
     text = _NOT_MORE.sub(lambda m: f"{m.group(1)} no longer", text)
     text = _TELLING.sub("", _REQUEST.sub(lambda m: m.group(0)[:-1] + ".", _NAME_WISH.sub("please call me", text)))
     text = _GUESS_WHO.sub(_guessed, text)
-    return _NO_MORE_IN.sub("no longer ", text)
+    return _NO_MORE_IN.sub("no longer ", _DONT_GET_ME_WRONG.sub("", text))
+
+
+# A discourse marker, no denial: "still love spicy food dont get me wrong".
+_DONT_GET_ME_WRONG = re.compile(r",?\s*\b(?:don'?t|do\s+not)\s+get\s+me\s+wrong\b,?", re.I)
 
 
 # -- quoted words -----------------------------------------------------------------------

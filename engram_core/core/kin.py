@@ -242,7 +242,8 @@ OWN_CHANGE = re.compile(
 # A stay, not a home or an employer: "this week im at the Hitachi office in Osaka for a joint training".
 _STAY = re.compile(r"\b(?:for\s+(?:a|the|an)\s+(?:\w+\s+)?(?:training|conference|trip|visit|meeting|workshop|holiday|"
                    r"vacation|week|weekend|few\s+days|course)|this\s+week|visit(?:ing|ed|s)?|business\s+trip|"
-                   r"for\s+(?:two|three|four|five|six|ten|a\s+couple\s+of|a\s+few|\d+)\s+(?:days|nights|weeks|months)|"
+                   r"for\s+(?:two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of|a\s+few|\d+)\s+(?:days|nights|weeks|"
+                   r"months)|"
                    r"staying\s+with)\b", re.I)
 # Said not in earnest: "mom joked she's quitting to open a flower shop".
 _IN_JEST = re.compile(r"\b(?:jok(?:e|es|ed|ing)|kidding|sarcastic\w*)\b", re.I)

@@ -71,10 +71,19 @@ def sets_right(text: str) -> bool:
     return SELF_CORRECTION.search(_statements(text)) is not None
 
 
+# The listener's words set right, not the speaker's: "You said Recife is in the south, this is wrong".
+_YOURS = re.compile(r"\byou\s+(?:said|wrote|told\s+me|mentioned|put|listed|gave)\b|\byour\s+(?:answer|summary|list|"
+                    r"reply|message|recipe|table)\b", re.I)
+_MINE = re.compile(r"\bI\s+(?:said|wrote|told\s+you|gave\s+you|meant|typed)\b|\bmy\s+(?:mistake|bad)\b", re.I)
+
+
 def may_set_right(text: str) -> bool:
     """Whether a sentence of the text, not a question, may set a value right (``SOFT_CORRECTION`` or
-    ``SELF_CORRECTION``)."""
-    return sets_right(text) or SOFT_CORRECTION.search(_statements(text)) is not None
+    ``SELF_CORRECTION``); never one that sets right only the listener's words."""
+    said = _statements(text)
+    if _YOURS.search(said) and not _MINE.search(said):
+        return False
+    return sets_right(text) or SOFT_CORRECTION.search(said) is not None
 
 
 _COUNTED = re.compile(r"\b(?P<n>one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?P<what>[a-z]+)",
@@ -109,7 +118,9 @@ def _saying_anew(old: str, new: str) -> str:
 
 def sets_something_right(text: str) -> bool:
     """Whether the text says earlier words were wrong, in any of the words a correction uses."""
-    return may_set_right(text) or CORRECTION_CUE.search(_statements(text)) is not None
+    said = _statements(text)
+    return may_set_right(text) or (CORRECTION_CUE.search(said) is not None
+                                   and not (_YOURS.search(said) and not _MINE.search(said)))
 
 
 # What the correction says was wrong: "she works at the VA clinic, not the hospital lol".
